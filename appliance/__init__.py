@@ -1,0 +1,3 @@
+"""Offline phone receptionist appliance for clinics."""
+
+__version__ = "0.1.0"
