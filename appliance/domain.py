@@ -1,0 +1,150 @@
+"""Value types shared by the clinic store, the understanding rules and the engine.
+
+Everything here is plain, immutable data with no I/O, so every layer can
+import it without pulling in another layer. Times are clinic-local and naive:
+the clinic's timezone is applied once, by the clock, at the edge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+
+# The one value a caller can give for "practitioner" that is not a practitioner.
+ANYONE = "anyone"
+
+
+@dataclass(frozen=True)
+class Location:
+    id: str
+    name: str
+    address: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Service:
+    id: str
+    name: str
+    minutes: int
+    price: float
+    aliases: tuple[str, ...] = ()
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Practitioner:
+    id: str
+    name: str
+    services: tuple[str, ...]
+    locations: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What the clinic offers: enough to understand and answer a caller,
+    with no patient data in it. Order is the clinic file's order, which the
+    slot policy uses to break ties between practitioners."""
+
+    services: tuple[Service, ...]
+    locations: tuple[Location, ...]
+    practitioners: tuple[Practitioner, ...]
+
+    def service(self, service_id: str) -> Service:
+        return next(s for s in self.services if s.id == service_id)
+
+    def location(self, location_id: str) -> Location:
+        return next(loc for loc in self.locations if loc.id == location_id)
+
+    def practitioner(self, practitioner_id: str) -> Practitioner:
+        return next(p for p in self.practitioners if p.id == practitioner_id)
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    start: time
+    end: time
+
+
+@dataclass(frozen=True)
+class ClinicProfile:
+    """The clinic's public facts: what the receptionist may say to anyone."""
+
+    name: str
+    timezone: str
+    phone: str
+    emergency_number: str
+    transfer_number: str | None
+    crisis_number: str
+    region: str  # ISO country code for phone numbers and date order, e.g. "AU"
+    currency_symbol: str
+    # weekday index (0 = Monday) -> open ranges; a missing day is closed
+    hours: dict[int, tuple[TimeRange, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """When the caller wants to be seen, as a filter on slot start times.
+
+    `start`/`end` bound the start datetime (end exclusive, None = open);
+    `time_from`/`time_to` restrict the time of day (time_to exclusive).
+    A window with nothing set means "soonest"."""
+
+    label: str
+    start: datetime | None = None
+    end: datetime | None = None
+    time_from: time | None = None
+    time_to: time | None = None
+
+    def contains(self, moment: datetime) -> bool:
+        if self.start is not None and moment < self.start:
+            return False
+        if self.end is not None and moment >= self.end:
+            return False
+        if self.time_from is not None and moment.time() < self.time_from:
+            return False
+        if self.time_to is not None and moment.time() >= self.time_to:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A bookable start time for one service with one practitioner at one site."""
+
+    start: datetime
+    service_id: str
+    practitioner_id: str
+    location_id: str
+    minutes: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.start:%Y-%m-%dT%H:%M}|{self.service_id}|{self.practitioner_id}|{self.location_id}"
+
+
+@dataclass(frozen=True)
+class PatientRecord:
+    id: str
+    first_name: str
+    last_name: str
+    dob: date
+    phone: str | None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.first_name} {self.last_name}"
+
+
+@dataclass(frozen=True)
+class AppointmentRecord:
+    id: str
+    patient_id: str
+    service_id: str
+    practitioner_id: str
+    location_id: str
+    start: datetime
+    minutes: int
+    status: str  # "booked" | "cancelled"
+    rescheduled_from: str | None = None

@@ -1,0 +1,301 @@
+"""The appliance's one SQLite file: opening it safely and building it from a clinic file.
+
+The file holds patient data, so a new one is created readable by its owner
+only (0600) before SQLite touches it. It runs in WAL mode (the monitor reads
+while a call writes) with foreign keys on. The tables are created if missing,
+so opening is idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import sqlite_utils
+
+SCHEMA_VERSION = 1
+
+# Timestamps are clinic-local ISO text ("2026-11-24T10:00"), so text order is time order.
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS clinic (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    name TEXT NOT NULL,
+    timezone TEXT NOT NULL,
+    phone TEXT NOT NULL,
+    emergency_number TEXT NOT NULL,
+    transfer_number TEXT,
+    crisis_number TEXT NOT NULL,
+    currency_symbol TEXT NOT NULL,
+    region TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS locations (
+    id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    address TEXT NOT NULL,
+    aliases TEXT NOT NULL DEFAULT '[]'
+);
+
+CREATE TABLE IF NOT EXISTS services (
+    id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    minutes INTEGER NOT NULL CHECK (minutes > 0),
+    price REAL NOT NULL CHECK (price >= 0),
+    aliases TEXT NOT NULL DEFAULT '[]',
+    description TEXT
+);
+
+CREATE TABLE IF NOT EXISTS practitioners (
+    id TEXT PRIMARY KEY,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    aliases TEXT NOT NULL DEFAULT '[]'
+);
+
+CREATE TABLE IF NOT EXISTS practitioner_services (
+    practitioner_id TEXT NOT NULL REFERENCES practitioners(id),
+    service_id TEXT NOT NULL REFERENCES services(id),
+    position INTEGER NOT NULL,
+    PRIMARY KEY (practitioner_id, service_id)
+);
+
+CREATE TABLE IF NOT EXISTS practitioner_locations (
+    practitioner_id TEXT NOT NULL REFERENCES practitioners(id),
+    location_id TEXT NOT NULL REFERENCES locations(id),
+    position INTEGER NOT NULL,
+    PRIMARY KEY (practitioner_id, location_id)
+);
+
+CREATE TABLE IF NOT EXISTS opening_hours (
+    weekday INTEGER NOT NULL CHECK (weekday BETWEEN 0 AND 6),
+    start TEXT NOT NULL,
+    "end" TEXT NOT NULL,
+    PRIMARY KEY (weekday, start)
+);
+
+CREATE TABLE IF NOT EXISTS patients (
+    id TEXT PRIMARY KEY,
+    first_name TEXT NOT NULL,
+    last_name TEXT NOT NULL,
+    dob TEXT NOT NULL,
+    phone TEXT,
+    created_at TEXT,
+    created_by_call TEXT
+);
+CREATE INDEX IF NOT EXISTS patients_by_phone ON patients (phone);
+CREATE INDEX IF NOT EXISTS patients_by_dob ON patients (dob);
+CREATE INDEX IF NOT EXISTS patients_by_call ON patients (created_by_call);
+
+CREATE TABLE IF NOT EXISTS appointments (
+    id TEXT PRIMARY KEY,
+    patient_id TEXT NOT NULL REFERENCES patients(id),
+    service_id TEXT NOT NULL REFERENCES services(id),
+    practitioner_id TEXT NOT NULL REFERENCES practitioners(id),
+    location_id TEXT NOT NULL REFERENCES locations(id),
+    start TEXT NOT NULL,
+    minutes INTEGER NOT NULL CHECK (minutes > 0),
+    status TEXT NOT NULL DEFAULT 'booked' CHECK (status IN ('booked', 'cancelled')),
+    rescheduled_from TEXT REFERENCES appointments(id),
+    created_at TEXT,
+    created_by_call TEXT,
+    cancelled_at TEXT,
+    cancelled_by_call TEXT
+);
+CREATE INDEX IF NOT EXISTS appointments_by_practitioner ON appointments (practitioner_id, start);
+CREATE INDEX IF NOT EXISTS appointments_by_patient ON appointments (patient_id, start);
+CREATE INDEX IF NOT EXISTS appointments_by_created_call ON appointments (created_by_call);
+CREATE INDEX IF NOT EXISTS appointments_by_cancelled_call ON appointments (cancelled_by_call);
+
+CREATE TABLE IF NOT EXISTS callback_requests (
+    id TEXT PRIMARY KEY,
+    call_id TEXT,
+    patient_id TEXT REFERENCES patients(id),
+    name TEXT,
+    phone TEXT,
+    reason TEXT,
+    urgency TEXT NOT NULL DEFAULT 'normal' CHECK (urgency IN ('normal', 'urgent')),
+    created_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'done')),
+    done_by TEXT,
+    done_at TEXT,
+    note TEXT
+);
+CREATE INDEX IF NOT EXISTS callback_requests_by_status ON callback_requests (status, created_at);
+CREATE INDEX IF NOT EXISTS callback_requests_by_call ON callback_requests (call_id);
+
+CREATE TABLE IF NOT EXISTS waitlist (
+    id TEXT PRIMARY KEY,
+    call_id TEXT,
+    patient_id TEXT REFERENCES patients(id),
+    service_id TEXT REFERENCES services(id),
+    location_id TEXT REFERENCES locations(id),
+    note TEXT,
+    created_at TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS calls (
+    id TEXT PRIMARY KEY,
+    clinic TEXT,
+    caller_id TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    outcome TEXT,
+    final_state TEXT,
+    end_action TEXT
+);
+CREATE INDEX IF NOT EXISTS calls_by_start ON calls (started_at);
+
+CREATE TABLE IF NOT EXISTS turns (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL REFERENCES calls(id),
+    seq INTEGER NOT NULL,
+    caller_text TEXT,
+    agent_text TEXT,
+    state TEXT,
+    waiting_for TEXT,
+    trigger_route TEXT,
+    trigger_confidence TEXT,
+    trigger_evidence TEXT,
+    at TEXT,
+    speech_start TEXT,
+    speech_end TEXT,
+    stt_ms REAL,
+    engine_ms REAL,
+    llm_ms REAL,
+    tts_first_audio_ms REAL,
+    agent_speech_start TEXT,
+    agent_speech_end TEXT,
+    UNIQUE (call_id, seq)
+);
+
+CREATE TABLE IF NOT EXISTS transitions (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL REFERENCES calls(id),
+    turn_seq INTEGER,
+    from_state TEXT,
+    to_state TEXT,
+    trigger_route TEXT,
+    trigger_confidence TEXT,
+    trigger_evidence TEXT,
+    at TEXT
+);
+CREATE INDEX IF NOT EXISTS transitions_by_call ON transitions (call_id, id);
+
+CREATE TABLE IF NOT EXISTS tool_calls (
+    id INTEGER PRIMARY KEY,
+    call_id TEXT NOT NULL REFERENCES calls(id),
+    turn_seq INTEGER,
+    state TEXT,
+    name TEXT NOT NULL,
+    arguments TEXT NOT NULL DEFAULT '{}',
+    result_kind TEXT NOT NULL CHECK (result_kind IN ('ok', 'guard', 'pms', 'other')),
+    result TEXT NOT NULL DEFAULT '{}',
+    duration_ms REAL,
+    at TEXT
+);
+CREATE INDEX IF NOT EXISTS tool_calls_by_call ON tool_calls (call_id, id);
+"""
+
+
+class DatabaseFileError(ValueError):
+    """The database file cannot be used (not SQLite, made by a newer version, unreadable)."""
+
+
+def open_database(path: str | Path) -> sqlite_utils.Database:
+    """Open (creating if needed) the appliance database, with every table present.
+
+    A new file is created with mode 0600; an existing file keeps its mode.
+    ":memory:" gives a private in-memory database (tests)."""
+    if str(path) == ":memory:":
+        db = sqlite_utils.Database(memory=True)
+    else:
+        path = Path(path)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            pass
+        except OSError as error:
+            raise DatabaseFileError(f"{path}: cannot create the database file: {error.strerror}") from None
+        else:
+            os.close(fd)
+        db = sqlite_utils.Database(path)
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA busy_timeout = 5000")
+        if not db.memory:
+            db.enable_wal()
+        _create_schema(db)
+    except sqlite3.DatabaseError as error:
+        db.close()
+        raise DatabaseFileError(f"{path}: cannot open it as the appliance database: {error}") from None
+    return db
+
+
+def _create_schema(db: sqlite_utils.Database) -> None:
+    with db.atomic():
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        row = db.execute("SELECT max(version) FROM schema_version").fetchone()
+        version = row[0]
+        if version is None:
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
+        elif version > SCHEMA_VERSION:
+            raise DatabaseFileError(
+                f"the database has schema version {version}, newer than this appliance understands ({SCHEMA_VERSION}): "
+                "update the appliance software"
+            )
+
+
+def build_database(clinic, db_path: str | Path, *, replace: bool = False) -> Path:
+    """Build a new database file at `db_path` from a validated `Clinic`.
+
+    The database is written to a temporary file beside the target and renamed
+    into place only when complete, so a failure leaves nothing behind (and an
+    existing database untouched). Refuses to overwrite unless `replace`."""
+    from appliance.store.clinic_store import ClinicStore
+
+    target = Path(db_path)
+    if target.exists() and not replace:
+        raise ValueError(f"{target} already exists: use --replace to overwrite it, or choose another path")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".building")
+    os.close(fd)  # mkstemp made it 0600; open_database keeps that mode
+    temp = Path(temp_name)
+    try:
+        db = open_database(temp)
+        try:
+            ClinicStore(db).load_clinic(clinic)
+        finally:
+            db.close()  # the last connection checkpoints and removes the -wal file
+        for suffix in ("-wal", "-shm"):
+            # A stale WAL of the old database would be replayed into the new one.
+            Path(f"{target}{suffix}").unlink(missing_ok=True)
+        os.replace(temp, target)
+    except BaseException:
+        for leftover in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm"), Path(f"{temp}-journal")):
+            leftover.unlink(missing_ok=True)
+        raise
+    _sync_folder(target.parent)
+    return target
+
+
+def _sync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
