@@ -1,0 +1,254 @@
+"""The `appliance` command line."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from . import paths
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def _load_flow(path: Path | None):
+    from .engine.flow import FlowError, load_flow
+
+    try:
+        return load_flow(path or paths.flow_path())
+    except FlowError as exc:
+        _fail(f"the flow cannot run:\n{exc}")
+
+
+def _load_clinic(path: Path):
+    from .clinic import ClinicFileError, load_clinic_file
+
+    try:
+        return load_clinic_file(path)
+    except ClinicFileError as exc:
+        _fail(str(exc))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Log engine details to stderr (never patient data).")
+def main(verbose: bool) -> None:
+    """Offline phone receptionist appliance for clinics."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+
+
+# ---------------------------------------------------------------- db
+
+@main.group()
+def db() -> None:
+    """The clinic database."""
+
+
+@db.command("init")
+@click.option("--clinic", "clinic_file", type=click.Path(path_type=Path), required=True, help="Clinic YAML file.")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database file to create.")
+@click.option("--replace", is_flag=True, help="Replace an existing database file.")
+def db_init(clinic_file: Path, db_path: Path | None, replace: bool) -> None:
+    """Build a database from a clinic file (nothing is written if the file is invalid)."""
+    from .store.database import build_database
+
+    clinic = _load_clinic(clinic_file)
+    target = db_path or paths.database_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        built = build_database(clinic, target, replace=replace)
+    except ValueError as exc:
+        _fail(str(exc))
+    profile = clinic.profile()
+    catalog = clinic.catalog()
+    click.echo(f"built {built} for {profile.name}: {len(catalog.locations)} locations, "
+               f"{len(catalog.services)} services, {len(catalog.practitioners)} practitioners, "
+               f"{len(clinic.patients)} patients, {len(clinic.appointments)} appointments")
+
+
+# ---------------------------------------------------------------- flow
+
+@main.group()
+def flow() -> None:
+    """The dialogue flow."""
+
+
+@flow.command("check")
+@click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
+def flow_check(flow_file: Path | None) -> None:
+    """Validate the flow file; exits non-zero naming each problem's state and key."""
+    loaded = _load_flow(flow_file)
+    kinds = {}
+    for state in loaded.states.values():
+        kinds[state.kind] = kinds.get(state.kind, 0) + 1
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+    click.echo(f"OK {loaded.source}: {len(loaded.states)} states ({summary}), "
+               f"{len(loaded.global_edges)} global edges, {len(loaded.templates)} templates")
+
+
+@flow.command("graph")
+@click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
+def flow_graph(flow_file: Path | None) -> None:
+    """Print the state graph as Mermaid text."""
+    from .engine.flow import mermaid
+
+    click.echo(mermaid(_load_flow(flow_file)), nl=False)
+
+
+# ---------------------------------------------------------------- chat
+
+def _open_store(clinic_file: Path | None, db_path: Path | None, clock_now):
+    from .store.clinic_store import ClinicStore
+    from .store.database import open_database
+
+    if db_path is None and clinic_file is not None:
+        db = open_database(":memory:")  # a throwaway clinic: nothing is kept
+        store = ClinicStore(db, now=clock_now)
+        store.load_clinic(_load_clinic(clinic_file))
+        return store
+    target = db_path or paths.database_path()
+    if not target.exists():
+        from .store.database import build_database
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        build_database(_load_clinic(clinic_file or paths.clinic_path()), target)
+    return ClinicStore(open_database(target), now=clock_now)
+
+
+@main.command()
+@click.option("--clinic", "clinic_file", type=click.Path(path_type=Path), default=None,
+              help="Clinic YAML to talk to (a fresh in-memory copy).")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Use this database.")
+@click.option("--caller-id", default="", help="The caller ID the call arrives with.")
+def chat(clinic_file: Path | None, db_path: Path | None, caller_id: str) -> None:
+    """Talk to the receptionist at the keyboard (Ctrl-D hangs up)."""
+    from .engine.clock import ClinicClock
+    from .engine.engine import Engine
+    from .engine.types import CallInfo
+    from .store.records import CallRecorder
+
+    flow_def = _load_flow(None)
+    holder = {}
+    store = _open_store(clinic_file, db_path, lambda: holder["clock"].now())
+    holder["clock"] = ClinicClock(store.profile().timezone)
+    engine = Engine(flow=flow_def, store=store, clock=holder["clock"], recorder=CallRecorder(store.db))
+
+    def show(result) -> None:
+        click.echo(click.style("receptionist: ", bold=True) + result.reply)
+        side = f"  [{result.state} · waiting for {result.waiting_for}"
+        if result.trigger:
+            side += f" · {result.trigger}"
+        if result.tools:
+            side += " · " + ", ".join(f"{t.name}:{t.kind}" for t in result.tools)
+        if result.ended:
+            side += f" · call ended: {result.outcome}, {result.end_action}"
+        click.echo(click.style(side + "]", dim=True))
+
+    show(engine.start(CallInfo(caller_id=caller_id)))
+    while not engine.ended:
+        try:
+            line = input("you: ")
+        except (EOFError, KeyboardInterrupt):
+            click.echo()
+            click.echo(click.style(f"  [caller hung up · outcome {engine.hangup()}]", dim=True))
+            return
+        show(engine.turn(line))
+
+
+# ---------------------------------------------------------------- demo
+
+@main.command()
+@click.option("--scenario", "scenario_file", type=click.Path(path_type=Path), default=None,
+              help="Caller script (scenario YAML); defaults to config/demo/demo-call.yaml.")
+def demo(scenario_file: Path | None) -> None:
+    """Play the offline demo call against the demo clinic and show it turn by turn."""
+    import time
+
+    import yaml
+
+    from .simulate.runner import judge, play_scenario
+    from .simulate.scenario import InvalidScenario, scenario_from_mapping
+
+    scenario_file = scenario_file or paths.REPO_ROOT / "config" / "demo" / "demo-call.yaml"
+    data = yaml.safe_load(scenario_file.read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "clinic" not in data:
+        data["clinic"] = yaml.safe_load(paths.clinic_path().read_text(encoding="utf-8"))
+    try:
+        scenario, clinic = scenario_from_mapping(data)
+    except InvalidScenario as exc:
+        _fail(f"{scenario_file}: invalid scenario: {exc}")
+    flow_def = _load_flow(None)
+    db_path = paths.data_dir() / "demo.db"
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(db_path) + suffix).unlink(missing_ok=True)
+
+    click.echo(click.style(f"{clinic.profile().name}: demo call from {scenario.caller_id or 'a withheld number'}", bold=True))
+
+    def show(result, ms: float) -> None:
+        click.echo(click.style("  receptionist: ", fg="cyan") + result.reply)
+        click.echo(click.style(f"      [{result.state} · waiting for {result.waiting_for} · {ms:.2f} ms]", dim=True))
+
+    def player(engine, line):
+        click.echo(click.style("  caller:       ", fg="yellow") + line)
+        started = time.perf_counter()
+        result = engine.turn(line)
+        show(result, (time.perf_counter() - started) * 1000)
+        return result
+
+    played = play_scenario(scenario, clinic, flow_def, player=_greeting_printer(show, player), db_path=db_path)
+    verdict = judge(scenario_file, played, flow_def)
+    click.echo(click.style(f"call ended: outcome {verdict.outcome}; record in {db_path}", bold=True))
+    click.echo(verdict.line())
+    sys.exit(0 if verdict.passed else 1)
+
+
+def _greeting_printer(show, player):
+    """Print the greeting the first time the player is used (the runner starts the call itself)."""
+    state = {"first": True}
+
+    def wrapped(engine, line):
+        if state["first"]:
+            state["first"] = False
+            show(engine.greeting, 0.0)
+        return player(engine, line)
+
+    return wrapped
+
+
+# ---------------------------------------------------------------- simulate
+
+@main.command()
+@click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per scenario (JSON Lines).")
+@click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
+def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None) -> None:
+    """Play scenario files (or folders of them) and check what happened."""
+    from .simulate.runner import run_scenario, scenario_files
+
+    flow_def = _load_flow(flow_file)
+    files = scenario_files(targets)
+    if not files:
+        _fail("no scenario files found in " + ", ".join(map(str, targets)))
+    passed = failed = 0
+    for path in files:
+        result = run_scenario(path, flow_def)
+        passed += result.passed
+        failed += not result.passed
+        if as_json:
+            click.echo(json.dumps(result.as_json(), default=str))
+        else:
+            click.echo(result.line())
+    if not as_json:
+        click.echo(f"{passed} passed, {failed} failed")
+    sys.exit(0 if failed == 0 else 1)
+
+
+if __name__ == "__main__":
+    main()

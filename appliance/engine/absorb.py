@@ -1,0 +1,178 @@
+"""Taking what the caller said into the call context.
+
+Everything the caller gave is taken at once (a caller who answers more than was
+asked keeps it all), and a correction simply overwrites the earlier value.
+`ctx.given` records what this turn filled, so the rules can tell an answer
+from a repeat.
+"""
+
+from __future__ import annotations
+
+from ..domain import ANYONE
+from ..understanding import Utterance
+from .conditions import RuleEnv, possible_locations
+from .context import CallContext
+
+# most specific first: "cancel all" beats "cancel", "move" beats "cancel"
+TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
+NAME_QUESTIONS = frozenset({"full_name", "first_name", "last_name", "spelling"})
+QUESTION_INTENTS = ("price", "service_info")
+
+
+def task_in(utt: Utterance) -> str | None:
+    for task in TASK_PRIORITY:
+        if utt.has(task):
+            return task
+    return None
+
+
+def absorb(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+    given = ctx.given
+    _absorb_task(ctx, utt, waiting_for)
+    _absorb_identity(ctx, utt, waiting_for)
+    _absorb_booking_details(ctx, utt, waiting_for)
+    if ctx.bookings and utt.booking_picks and waiting_for not in ("slot_choice",):
+        picked = tuple(ctx.bookings[i].id for i in utt.booking_picks if 0 <= i < len(ctx.bookings))
+        if picked:
+            ctx.target_ids = picked
+            given.add("booking")
+    if waiting_for == "callback_reason" and utt.text.strip():
+        ctx.callback_message = utt.text.strip()
+        given.add("callback_reason")
+    if _answered(ctx, utt, waiting_for):
+        given.add("answered")
+
+
+def _absorb_task(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+    task = task_in(utt)
+    if task is None:
+        return
+    open_question = waiting_for in ("intent", "anything_else") or ctx.task is None
+    if not (open_question or utt.has("correction")):
+        return
+    if waiting_for == "anything_else" or (ctx.task is not None and task != ctx.task):
+        ctx.reset_task_details()
+    ctx.task = task
+    ctx.given.add("task")
+
+
+def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+    if ctx.patient_created:
+        return  # the record exists; a late correction goes to the front desk, not a second record
+    first = utt.name.first if utt.name else None
+    last = utt.name.last if utt.name else None
+    if utt.spelled:
+        spelled = utt.spelled.title()
+        if waiting_for == "first_name":
+            first = spelled
+        else:
+            last = spelled
+    changed = False
+    if first and first != ctx.first_name:
+        ctx.first_name = first
+        changed = True
+    if first:
+        ctx.given.add("first_name")
+    if last and last != ctx.last_name:
+        ctx.last_name = last
+        changed = True
+    if last:
+        ctx.given.add("last_name")
+    if utt.dob is not None:
+        changed = changed or utt.dob != ctx.dob
+        ctx.dob = utt.dob
+        ctx.given.add("dob")
+    if utt.phone:
+        ctx.phone = utt.phone
+        ctx.given.add("phone")
+    if changed and ctx.patient is not None:
+        # the caller corrected who they are: prove it again before anything else
+        ctx.patient = None
+        ctx.identity_result = None
+
+
+def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+    given = ctx.given
+    asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None and waiting_for != "service"
+    if utt.service_ids:
+        if asking_question:
+            ctx.question_service_id = utt.service_ids[0]
+        elif utt.service_ids[0] != ctx.service_id:
+            ctx.service_id = utt.service_ids[0]
+            given.add("service")
+        elif waiting_for == "service":
+            given.add("service")
+    elif asking_question:
+        ctx.question_service_id = ctx.service_id
+    if utt.location_id is not None and not asking_question:
+        if utt.location_id != ctx.location_id or waiting_for == "location":
+            given.add("location")
+        ctx.location_id = utt.location_id
+    if utt.practitioner_id is not None and not asking_question:
+        if utt.practitioner_id != ctx.practitioner_id or waiting_for == "practitioner":
+            given.add("practitioner")
+        ctx.practitioner_id = utt.practitioner_id
+    if utt.window is not None and waiting_for not in ("booking_choice",):
+        about_existing = ctx.task in ("reschedule", "cancel", "cancel_all", "query") and not ctx.target_ids
+        if about_existing:
+            ctx.booking_hint = utt.window
+        elif utt.window != ctx.window or waiting_for == "time_preference":
+            ctx.window = utt.window
+            given.add("window")
+    if given & {"service", "location", "practitioner", "window"}:
+        ctx.offered = ()
+        ctx.picked = None
+    if utt.slot_pick is not None and ctx.offered and waiting_for in ("slot_choice", "confirm"):
+        if 0 <= utt.slot_pick < len(ctx.offered):
+            slot = ctx.offered[utt.slot_pick]
+            if slot != ctx.picked:
+                ctx.picked = slot
+                given.add("slot")
+
+
+def _answered(ctx: CallContext, utt: Utterance, waiting_for: str) -> bool:
+    given = ctx.given
+    if waiting_for == "intent":
+        return "task" in given
+    if waiting_for == "full_name":
+        return bool(given & {"first_name", "last_name"}) and bool(ctx.first_name and ctx.last_name)
+    if waiting_for in ("first_name", "last_name"):
+        return waiting_for in given
+    if waiting_for == "spelling":
+        return bool(given & {"first_name", "last_name"})
+    if waiting_for in ("dob", "phone", "service", "location", "practitioner", "callback_reason"):
+        return waiting_for in given
+    if waiting_for == "time_preference":
+        return "window" in given
+    if waiting_for == "slot_choice":
+        return "slot" in given
+    if waiting_for == "booking_choice":
+        return "booking" in given
+    if waiting_for == "confirm":
+        return utt.has("yes") or utt.has("no")
+    if waiting_for == "anything_else":
+        return utt.has("yes") or utt.has("no") or "task" in given
+    return False
+
+
+def derive(ctx: CallContext, env: RuleEnv) -> None:
+    """Fill what follows from the clinic's data without asking the caller."""
+    catalog = env.catalog
+    if ctx.task == "book" and ctx.service_id is None and len(catalog.services) == 1:
+        ctx.service_id = catalog.services[0].id
+    if ctx.task == "reschedule" and len(ctx.targets) == 1:
+        target = ctx.targets[0]
+        if ctx.service_id is None:
+            ctx.service_id = target.service_id
+        if ctx.location_id is None:
+            ctx.location_id = target.location_id
+        if ctx.practitioner_id is None:
+            ctx.practitioner_id = target.practitioner_id
+    if ctx.service_id is not None:
+        options = possible_locations(ctx, catalog)
+        if ctx.location_id is not None and ctx.location_id not in options:
+            # nobody suitable works there: ask, offering only the sites that do
+            if ctx.practitioner_id in (None, ANYONE) or len(options) == 0:
+                ctx.location_id = None
+        if ctx.location_id is None and len(options) == 1:
+            ctx.location_id = options[0]

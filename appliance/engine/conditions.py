@@ -1,0 +1,306 @@
+"""The named rules the flow's edges refer to.
+
+Each rule reads the call context (and the clinic's catalogue) and answers yes
+or no; none has a side effect. A rule that rests on the caller's words returns
+a `Trigger` so the engine can record why it routed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..domain import ANYONE, Catalog, ClinicProfile
+from .context import IDENTITY_TASKS, TASKS, CallContext
+from .types import Trigger
+
+
+@dataclass(frozen=True)
+class RuleEnv:
+    catalog: Catalog
+    profile: ClinicProfile
+    options: dict[str, Any]
+
+
+Rule = Callable[[CallContext, RuleEnv], "bool | Trigger | None"]
+CONDITIONS: dict[str, Rule] = {}
+
+# intent name -> route label in the customer's trigger vocabulary
+ROUTES = {
+    "book": "booking_request", "reschedule": "reschedule_request", "cancel": "cancel_request",
+    "cancel_all": "cancel_all_request", "query": "booking_query", "price": "price_question",
+    "hours": "hours_question", "address": "address_question", "service_info": "service_question",
+    "human": "human_request", "callback": "callback_request", "emergency": "emergency",
+    "crisis": "crisis", "medical_advice": "medical_advice", "non_service": "non_service_caller",
+    "yes": "confirmation", "no": "declined", "correction": "correction", "goodbye": "closing",
+}
+
+
+def rule(fn: Rule) -> Rule:
+    CONDITIONS[fn.__name__] = fn
+    return fn
+
+
+def intent_trigger(ctx: CallContext, intent: str) -> Trigger | None:
+    if ctx.utt is None:
+        return None
+    signal = ctx.utt.signal(intent)
+    if signal is None:
+        return None
+    return Trigger(ROUTES.get(intent, intent), signal.confidence, signal.evidence)
+
+
+def _intent_rule(intent: str) -> Rule:
+    def check(ctx: CallContext, env: RuleEnv) -> Trigger | None:
+        return intent_trigger(ctx, intent)
+    return check
+
+
+for _name, _intent in {
+    "emergency": "emergency", "crisis": "crisis", "asks_price": "price", "asks_hours": "hours",
+    "asks_address": "address", "asks_service_info": "service_info", "wants_human": "human",
+    "wants_callback": "callback", "medical_advice": "medical_advice", "non_service": "non_service",
+    "says_goodbye": "goodbye",
+}.items():
+    CONDITIONS[_name] = _intent_rule(_intent)
+
+
+@rule
+def always(ctx: CallContext, env: RuleEnv) -> bool:
+    return True
+
+
+# ---------------------------------------------------------------- the caller's words this turn
+
+@rule
+def said_yes(ctx: CallContext, env: RuleEnv) -> Trigger | None:
+    """A plain yes: no 'no' with it and no new details that would change what was read back."""
+    if ctx.utt is None or ctx.utt.has("no") or ctx.given - {"confirm"}:
+        return None
+    return intent_trigger(ctx, "yes")
+
+
+@rule
+def said_no(ctx: CallContext, env: RuleEnv) -> Trigger | None:
+    return intent_trigger(ctx, "no")
+
+
+@rule
+def answered(ctx: CallContext, env: RuleEnv) -> bool:
+    """The thing the current state asked for was given this turn (the engine sets `answered`)."""
+    return "answered" in ctx.given
+
+
+@rule
+def name_given(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.given & {"first_name", "last_name"})
+
+
+@rule
+def dob_given(ctx: CallContext, env: RuleEnv) -> bool:
+    return "dob" in ctx.given
+
+
+@rule
+def identity_given(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.given & {"first_name", "last_name", "dob"})
+
+
+@rule
+def details_changed(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.given & {"first_name", "last_name", "dob", "phone"})
+
+
+@rule
+def search_changed(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.given & {"window", "service", "location", "practitioner"})
+
+
+@rule
+def slot_picked(ctx: CallContext, env: RuleEnv) -> bool:
+    return "slot" in ctx.given and ctx.picked is not None
+
+
+@rule
+def has_new_task(ctx: CallContext, env: RuleEnv) -> bool:
+    return "task" in ctx.given
+
+
+# ---------------------------------------------------------------- the task
+
+@rule
+def has_task(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.task is not None
+
+
+def _task_rule(task: str) -> Rule:
+    def check(ctx: CallContext, env: RuleEnv) -> bool:
+        return ctx.task == task
+    return check
+
+
+for _task in TASKS:
+    CONDITIONS[f"task_is_{_task}"] = _task_rule(_task)
+
+
+@rule
+def needs_identity(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.task in IDENTITY_TASKS and ctx.patient is None
+
+
+# ---------------------------------------------------------------- identity
+
+@rule
+def any_name_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.first_name or ctx.last_name)
+
+
+@rule
+def first_name_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.first_name)
+
+
+@rule
+def last_name_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.last_name)
+
+
+@rule
+def dob_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.dob is not None
+
+
+@rule
+def phone_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.phone or ctx.caller_id)
+
+
+@rule
+def has_caller_id(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.caller_id)
+
+
+@rule
+def identified(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.patient is not None
+
+
+@rule
+def dob_mismatch(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.identity_result == "dob_mismatch"
+
+
+@rule
+def dob_attempts_left(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.dob_mismatches < int(env.options.get("dob_attempts", 2))
+
+
+# ---------------------------------------------------------------- booking details
+
+@rule
+def service_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.service_id is not None
+
+
+def possible_locations(ctx: CallContext, catalog: Catalog) -> list[str]:
+    """Sites where someone suitable offers the wanted service, in clinic order."""
+    ids = []
+    for loc in catalog.locations:
+        for p in catalog.practitioners:
+            if ctx.service_id in p.services and loc.id in p.locations and (
+                ctx.practitioner_id in (None, ANYONE) or ctx.practitioner_id == p.id
+            ):
+                ids.append(loc.id)
+                break
+    return ids
+
+
+@rule
+def location_needed(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.location_id is None and len(possible_locations(ctx, env.catalog)) > 1
+
+
+@rule
+def practitioner_unsuitable(ctx: CallContext, env: RuleEnv) -> bool:
+    """The caller named someone who does not offer this service (at this site)."""
+    if ctx.practitioner_id in (None, ANYONE) or ctx.service_id is None:
+        return False
+    p = env.catalog.practitioner(ctx.practitioner_id)
+    if ctx.service_id not in p.services:
+        return True
+    return ctx.location_id is not None and ctx.location_id not in p.locations
+
+
+@rule
+def window_known(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.window is not None
+
+
+@rule
+def slots_in_window(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.offered) and ctx.offer_in_window
+
+
+@rule
+def slots_after_window(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.offered) and not ctx.offer_in_window
+
+
+@rule
+def slot_taken(ctx: CallContext, env: RuleEnv) -> bool:
+    tool = ctx.last_tool
+    return tool is not None and tool.kind == "pms" and tool.result.get("code") == "slot_taken"
+
+
+# ---------------------------------------------------------------- existing bookings
+
+@rule
+def no_bookings(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.bookings is not None and not ctx.bookings
+
+
+@rule
+def several_bookings(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.bookings) and len(ctx.bookings) > 1
+
+
+@rule
+def target_chosen(ctx: CallContext, env: RuleEnv) -> bool:
+    return len(ctx.targets) == 1
+
+
+@rule
+def all_bookings_picked(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.bookings) and len(ctx.targets) == len(ctx.bookings) and len(ctx.bookings) > 1
+
+
+# ---------------------------------------------------------------- tools and handoffs
+
+@rule
+def last_tool_ok(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.last_tool is not None and ctx.last_tool.ok
+
+
+@rule
+def transfer_available(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.transfer_number) and not ctx.transfer_failed
+
+
+_ASK_MESSAGE_FOR = {"caller_request", "human_unavailable"}
+
+
+@rule
+def callback_needs_message(ctx: CallContext, env: RuleEnv) -> bool:
+    return (ctx.callback_reason in _ASK_MESSAGE_FOR and not ctx.callback_message
+            and "callback_reason" not in ctx.skipped)
+
+
+@rule
+def callback_needs_name(ctx: CallContext, env: RuleEnv) -> bool:
+    return (ctx.full_name is None and ctx.callback_reason != "unclear"
+            and "full_name" not in ctx.skipped)
+
+
+@rule
+def callback_needs_phone(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.callback_phone is None and "phone" not in ctx.skipped

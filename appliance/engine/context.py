@@ -1,0 +1,111 @@
+"""What one call has collected so far: the caller's answers and the tools' findings.
+
+The context is mutable and belongs to one call. Rules (conditions.py) only read
+it; the engine's absorb step and the tool results are the only writers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..domain import AppointmentRecord, PatientRecord, Slot, TimeWindow
+from ..understanding import Utterance
+from .types import ToolRun
+
+TASKS = ("book", "reschedule", "cancel", "cancel_all", "query")
+# tasks that need the caller identified by name + date of birth first
+IDENTITY_TASKS = frozenset(TASKS)
+
+
+@dataclass
+class CallContext:
+    call_id: str
+    caller_id: str = ""                 # E.164 when it parsed, else as given ("" = withheld)
+    transfer_number: str | None = None
+
+    # what the caller wants
+    task: str | None = None
+
+    # who the caller says they are
+    first_name: str | None = None
+    last_name: str | None = None
+    dob: date | None = None
+    phone: str | None = None            # a number the caller gave
+    phone_candidates: tuple[PatientRecord, ...] = ()   # patients on the caller ID (narrows, never unlocks)
+    patient: PatientRecord | None = None               # identified by name + DOB, or created this call
+    patient_created: bool = False
+    identity_result: str | None = None  # matched | dob_mismatch | not_found, from the last name + DOB lookup
+    dob_mismatches: int = 0
+
+    # what they want booked
+    service_id: str | None = None
+    location_id: str | None = None
+    practitioner_id: str | None = None  # an id, domain.ANYONE, or None (not said: anyone)
+    window: TimeWindow | None = None
+    booking_hint: TimeWindow | None = None   # a day said about an existing booking, before we loaded them
+    offered: tuple[Slot, ...] = ()
+    offer_in_window: bool = True
+    offer_window: TimeWindow | None = None
+    picked: Slot | None = None
+
+    # their existing bookings
+    bookings: tuple[AppointmentRecord, ...] | None = None   # None until looked up
+    target_ids: tuple[str, ...] = ()
+
+    # results to talk about
+    booked: AppointmentRecord | None = None
+    rescheduled: tuple[AppointmentRecord, AppointmentRecord] | None = None
+    cancelled: tuple[AppointmentRecord, ...] = ()
+    question_service_id: str | None = None
+
+    # handoffs
+    callback_reason: str | None = None
+    callback_message: str | None = None
+    callback_created: bool = False
+    transferred: bool = False
+    transfer_failed: bool = False
+    emergency: bool = False
+    ended: bool = False
+    end_action: str | None = None
+    hung_up: bool = False
+
+    # writes that happened, in order: (outcome word, tool name)
+    writes: list[str] = field(default_factory=list)
+
+    # bookkeeping for the rules
+    utt: Utterance | None = None        # the utterance being handled this turn
+    given: set[str] = field(default_factory=set)   # what this turn's words filled
+    skipped: set[str] = field(default_factory=set) # questions given up on (caller could not answer)
+    misses: dict[str, int] = field(default_factory=dict)
+    last_tool: ToolRun | None = None
+    caller_turns: int = 0
+    understood_turns: int = 0
+
+    @property
+    def full_name(self) -> str | None:
+        if self.patient is not None:
+            return self.patient.full_name
+        parts = [p for p in (self.first_name, self.last_name) if p]
+        return " ".join(parts) or None
+
+    @property
+    def callback_phone(self) -> str | None:
+        return self.phone or self.caller_id or (self.patient.phone if self.patient else None) or None
+
+    @property
+    def targets(self) -> tuple[AppointmentRecord, ...]:
+        if not self.bookings:
+            return ()
+        wanted = set(self.target_ids)
+        return tuple(b for b in self.bookings if b.id in wanted)
+
+    def reset_task_details(self) -> None:
+        """A new task in the same call keeps who the caller is and forgets the rest."""
+        self.service_id = self.location_id = self.practitioner_id = None
+        self.window = self.booking_hint = self.offer_window = None
+        self.offered = ()
+        self.picked = None
+        self.target_ids = ()
+        self.bookings = None
+        self.question_service_id = None

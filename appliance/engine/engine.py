@@ -1,0 +1,482 @@
+"""The receptionist's brain: one call, one `Engine`.
+
+The engine interprets the flow file. Each caller turn: understand the words,
+take what they give, let emergencies pre-empt everything, answer side
+questions, then follow the first edge of the current state whose rule holds,
+running an action state's tools on the way, until a state that waits for the
+caller (or ends the call). It has no I/O of its own: the clock, the store, the
+id source and the record sink are given to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from datetime import datetime
+from typing import Any, Callable
+
+import phonenumbers
+
+from ..store.clinic_store import ClinicStore
+from ..understanding import ListenContext, Signal, Utterance, understand
+from .absorb import absorb, derive
+from .clock import Clock, random_ids
+from .conditions import CONDITIONS, RuleEnv
+from .context import CallContext
+from .flow import RETURN, Condition, Edge, Flow, State
+from .replies import Facts, render
+from .tool_bindings import apply_result, pending_confirmation, tool_arguments
+from .tools import Ledger, ToolRunner
+from .types import NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
+
+log = logging.getLogger("appliance.engine")
+
+# Given the text and the intents the current state may hear, name one (or None).
+FallbackClassifier = Callable[[str, tuple[str, ...]], "Signal | None"]
+
+_MAX_STEPS_PER_TURN = 60
+_CLEARABLE = {
+    "name": ("first_name", "last_name"), "dob": ("dob",), "window": ("window",), "phone": ("phone",),
+    "service": ("service_id",), "location": ("location_id",), "practitioner": ("practitioner_id",),
+}
+
+
+class CallEnded(RuntimeError):
+    """A turn was given to a call that has already ended."""
+
+
+class Engine:
+    def __init__(self, *, flow: Flow, store: ClinicStore, clock: Clock,
+                 new_id: Callable[[str], str] = random_ids, recorder: Any = None,
+                 classifier: FallbackClassifier | None = None):
+        self.flow = flow
+        self.store = store
+        self.clock = clock
+        self.new_id = new_id
+        self.recorder = recorder
+        self.classifier = classifier
+        self.profile = store.profile()
+        self.catalog = store.catalog()
+        self.env = RuleEnv(self.catalog, self.profile, flow.options)
+        self.ctx: CallContext | None = None
+        self.greeting: TurnResult | None = None
+        self.ledger = Ledger()
+        self.state: str = ""
+        self.seq = -1
+        self._pending: dict[str, tuple | None] = {}
+        self._side_origin: list[str] = []
+        self._unsaved: list[tuple[str, dict]] = []
+        self._reset_turn()
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def current(self) -> State:
+        return self.flow.states[self.state]
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.ctx and self.ctx.ended)
+
+    def start(self, call: CallInfo = CallInfo()) -> TurnResult:
+        """Answer the call: look the caller ID up and give the greeting."""
+        if self.ctx is not None:
+            raise RuntimeError("this engine already has a call; make one Engine per call")
+        call_id = call.call_id or self.new_id("call")
+        self.ctx = CallContext(call_id=call_id, caller_id=self._normalise_caller_id(call.caller_id),
+                               transfer_number=self.profile.transfer_number)
+        self.runner = ToolRunner(store=self.store, ledger=self.ledger, call_id=call_id,
+                                 now=self.clock.now, record=self._record_tool)
+        self._record("call_started", call_id=call_id, clinic=self.profile.name,
+                     caller_id=call.caller_id or "", started_at=self.clock.now())
+        self._reset_turn()
+        self.seq = 0
+        trigger = Trigger("call_start", "high", "caller_id" if self.ctx.caller_id else "caller_id_withheld")
+        self._guarded(lambda: self._enter(self.flow.start, trigger))
+        self.greeting = self._finish_turn("", None)
+        return self.greeting
+
+    def turn(self, text: str) -> TurnResult:
+        """One thing the caller said; returns what to say back and what happened."""
+        if self.ctx is None:
+            raise RuntimeError("call start() before turn()")
+        if self.ctx.ended:
+            raise CallEnded(f"call {self.ctx.call_id} has ended")
+        self._reset_turn()
+        self.seq += 1
+        text = (text or "").strip()
+        trigger: list[Trigger | None] = [None]
+
+        def handle() -> None:
+            trigger[0] = self._handle_words(text)
+
+        self._guarded(handle)
+        return self._finish_turn(text, trigger[0])
+
+    def hangup(self) -> str:
+        """The caller hung up (or the call was cut): close the record; returns the outcome."""
+        if self.ctx is None:
+            raise RuntimeError("no call")
+        if not self.ctx.ended:
+            self.ctx.hung_up = True
+            self.ctx.ended = True
+            self._record_end()
+        return self._outcome()
+
+    def transfer_failed(self) -> TurnResult:
+        """The phone line could not complete the transfer: fall back to a call back."""
+        if self.ctx is None or not self.ctx.transferred:
+            raise RuntimeError("no transfer to fail")
+        self._reset_turn()
+        self.seq += 1
+        ctx = self.ctx
+        ctx.transferred = False
+        ctx.transfer_failed = True
+        ctx.ended = False
+        ctx.end_action = None
+        target = self.current.on_failure or self.flow.options.get("on_error")
+        ctx.callback_reason = "transfer_failed"
+        self._guarded(lambda: self._enter(target, Trigger("transfer_failed", "high", "phone_line")))
+        return self._finish_turn("", None)
+
+    def end_quietly(self, reason: str = "silence") -> str:
+        """The caller went silent and the voice layer said goodbye: end with what happened."""
+        return self.hangup()
+
+    def outcome(self) -> str | None:
+        return self._outcome() if self.ended else None
+
+    # ------------------------------------------------------------ one caller turn
+
+    def _handle_words(self, text: str) -> Trigger | None:
+        ctx = self.ctx
+        state = self.current
+        utt = self._understand(text, state)
+        ctx.caller_turns += 1
+        trigger = self._route_words(utt, state)
+        if trigger is None and self.classifier is not None and text:
+            trigger = self._ask_classifier(text, utt, state)
+        if trigger is None:
+            self._miss(state)
+            return NO_RULE
+        ctx.understood_turns += 1
+        return trigger
+
+    def _route_words(self, utt: Utterance, state: State) -> Trigger | None:
+        ctx = self.ctx
+        ctx.utt = utt
+        ctx.given = set()
+        absorb(ctx, utt, state.waiting_for)
+        derive(ctx, self.env)
+        first: Trigger | None = None
+        side_trips = 0
+        for edge in self.flow.global_edges:
+            if edge.id in state.ignore_globals or edge.to == state.name:
+                continue
+            hit = self._check(edge.when)
+            if hit is None:
+                continue
+            if edge.side_trip:
+                self._side_trip(edge, hit)
+                side_trips += 1
+                first = first or hit
+                continue
+            self._take(edge, hit, state)
+            return first or hit
+        for edge in state.edges:
+            hit = self._check(edge.when)
+            if hit is not None:
+                self._take(edge, hit, state)
+                return first or hit
+        if side_trips:
+            self._say_state(state, reask=True)
+            return first
+        return None
+
+    def _ask_classifier(self, text: str, utt: Utterance, state: State) -> Trigger | None:
+        allowed = tuple(dict.fromkeys(state.listens_for + ("emergency", "crisis", "human", "goodbye")))
+        started = time.perf_counter()
+        try:
+            signal = self.classifier(text, allowed)
+        except Exception as exc:  # a failing model never stops the call
+            log.warning("call %s: fallback classifier failed: %s", self.ctx.call_id, type(exc).__name__)
+            return None
+        finally:
+            self.llm_ms = (time.perf_counter() - started) * 1000
+        if signal is None or signal.name not in allowed:
+            return None
+        labelled = Signal(signal.name, signal.confidence, "llm")
+        hit = self._route_words(dataclasses.replace(utt, intents=(labelled,) + tuple(utt.intents)), state)
+        if hit is None:
+            return None
+        return Trigger("llm", signal.confidence, f"llm_intent:{signal.name}")
+
+    def _miss(self, state: State) -> None:
+        ctx = self.ctx
+        misses = ctx.misses.get(state.name, 0) + 1
+        ctx.misses[state.name] = misses
+        limit = int(self.flow.options.get("max_misses", 2))
+        if misses > limit or not state.waits:
+            ctx.skipped.add(state.waiting_for)
+            target = state.on_stuck or self.flow.options.get("on_stuck")
+            if ctx.callback_reason is None:
+                ctx.callback_reason = "unclear"
+            self._enter(target, Trigger("unknown", "low", "no_rule_matched,repeated"))
+            return
+        self._say_state(state, variant=misses)
+
+    # ------------------------------------------------------------ moving between states
+
+    def _check(self, condition: Condition) -> Trigger | None:
+        """None when the condition fails; else the trigger that best explains it."""
+        best: Trigger | None = None
+        for name in condition.names:
+            value = CONDITIONS[name](self.ctx, self.env)
+            holds = bool(value)
+            if name in condition.negated:
+                holds = not holds
+                value = None
+            if not holds:
+                return None
+            if isinstance(value, Trigger) and best is None:
+                best = value
+        if best is not None:
+            return best
+        label = str(condition).replace(" and ", ",").replace("not ", "not_")
+        return Trigger(label, "high", "context")
+
+    def _take(self, edge: Edge, trigger: Trigger, source: State) -> None:
+        ctx = self.ctx
+        for item in edge.clear:
+            for attr in _CLEARABLE[item]:
+                setattr(ctx, attr, None)
+        if edge.reason:
+            ctx.callback_reason = edge.reason
+            if edge.reason in ("medical_advice", "non_service") and ctx.utt is not None:
+                ctx.callback_message = ctx.callback_message or ctx.utt.text
+        if source.confirms and "said_yes" in edge.when.names and "said_yes" not in edge.when.negated:
+            token = self._pending.get(source.name)
+            if token is not None:
+                self.ledger.confirm(token)
+        if edge.say:
+            self._say(edge.say)
+        if edge.to == RETURN:
+            self._return_from_side_trip()
+        else:
+            self._enter(edge.to, trigger)
+
+    def _enter(self, name: str, trigger: Trigger | None) -> None:
+        self._steps += 1
+        if self._steps > _MAX_STEPS_PER_TURN:
+            raise RuntimeError(f"flow loop: more than {_MAX_STEPS_PER_TURN} steps in one turn (at {name})")
+        previous = self.state
+        self._transition(previous, name, trigger)
+        self.state = name
+        state = self.flow.states[name]
+        if previous != name:
+            self.ctx.misses[name] = 0
+        if state.kind == "decision":
+            self._say_state(state)
+            if not state.waits:
+                self._follow(state)
+            return
+        failed = self._run_tools(state)
+        if failed is not None and state.on_failure:
+            self._enter(state.on_failure, Trigger("tool_failed", "high", failed.name))
+            return
+        self._say_state(state)
+        if state.kind == "terminal":
+            self.ctx.ended = True
+            self.ctx.end_action = self.ctx.end_action or "hangup"
+            self._record_end()
+            return
+        self._follow(state)
+
+    def _follow(self, state: State) -> None:
+        for edge in state.edges:
+            hit = self._check(edge.when)
+            if hit is not None:
+                self._take(edge, hit, state)
+                return
+        raise RuntimeError(f"state {state.name!r} has no edge for this call")
+
+    def _side_trip(self, edge: Edge, trigger: Trigger) -> None:
+        self._side_origin.append(self.state)
+        self._enter(edge.to, trigger)
+
+    def _return_from_side_trip(self) -> None:
+        origin = self._side_origin.pop()
+        self._transition(self.state, origin, Trigger("side_trip_return", "high", "answered"))
+        self.state = origin
+
+    def _run_tools(self, state: State) -> ToolRun | None:
+        for step in state.run:
+            if self._check(step.when) is None:
+                continue
+            args = tool_arguments(step.tool, self.ctx, self.env)
+            run, raw = self.runner.run(step.tool, args, state=state.name, state_tools=state.tools)
+            self._tools.append(run)
+            apply_result(run, raw, self.ctx, self.store)
+            if not run.ok:
+                return run
+        return None
+
+    # ------------------------------------------------------------ speaking
+
+    def _say_state(self, state: State, *, variant: int = 0, reask: bool = False) -> None:
+        template = None
+        if reask and state.reask:
+            template = state.reask
+        elif variant and state.reprompt:
+            template = state.reprompt[min(variant - 1, len(state.reprompt) - 1)]
+            variant = 0
+        else:
+            for choice in state.say:
+                if self._check(choice.when) is not None:
+                    template = choice.template
+                    break
+        if template is None:
+            return
+        self._say(template, variant)
+        if state.confirms:
+            self._pending[state.name] = pending_confirmation(state.confirms, self.ctx)
+
+    def _say(self, template: str, variant: int = 0) -> None:
+        texts = self.flow.templates[template]
+        text = render(texts[min(variant, len(texts) - 1)], Facts(self.ctx, self.env, self.clock.now()))
+        if text:
+            self._parts.append(text)
+
+    # ------------------------------------------------------------ understanding
+
+    def _understand(self, text: str, state: State) -> Utterance:
+        context = ListenContext(
+            waiting_for=state.waiting_for, now=self.clock.now(), catalog=self.catalog,
+            region=self.profile.region, offered_slots=self.ctx.offered, bookings=self.ctx.bookings or (),
+        )
+        try:
+            return understand(text, context)
+        except Exception as exc:  # garbage in must not stop the call
+            log.warning("call %s: understanding failed: %s", self.ctx.call_id, type(exc).__name__)
+            return Utterance(text=text, intents=())
+
+    def _normalise_caller_id(self, caller_id: str) -> str:
+        if not caller_id:
+            return ""
+        try:
+            parsed = phonenumbers.parse(caller_id, self.profile.region)
+            if phonenumbers.is_possible_number(parsed):
+                return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
+        except phonenumbers.NumberParseException:
+            pass
+        return caller_id
+
+    # ------------------------------------------------------------ outcome
+
+    def _outcome(self) -> str:
+        ctx = self.ctx
+        final = self.flow.states.get(self.state)
+        if final is not None and final.outcome and ctx.ended and not ctx.hung_up:
+            return final.outcome
+        if ctx.transferred:
+            return "transferred"
+        for word in ("rescheduled", "booked", "cancelled"):
+            if word in ctx.writes:
+                return word
+        if ctx.callback_created:
+            return "callback"
+        if ctx.hung_up and ctx.understood_turns == 0:
+            return "abandoned"
+        return "info"
+
+    # ------------------------------------------------------------ turn bookkeeping and records
+
+    def _reset_turn(self) -> None:
+        self._parts: list[str] = []
+        self._tools: list[ToolRun] = []
+        self._transitions: list[Transition] = []
+        self._steps = 0
+        self.llm_ms: float | None = None
+        self._turn_started = time.perf_counter()
+
+    def _guarded(self, work: Callable[[], None]) -> None:
+        """Run a turn's work; if anything breaks, fall back to a call back, never silence."""
+        try:
+            work()
+        except Exception as exc:
+            log.exception("call %s: engine error in state %s: %s", self.ctx.call_id, self.state, type(exc).__name__)
+            self._parts = ["I'm sorry, something went wrong on my side."]
+            self.ctx.callback_reason = "system_error"
+            target = self.flow.options.get("on_error")
+            try:
+                if not target or self.ctx.ended:
+                    raise RuntimeError("no on_error route")
+                self._steps = 0
+                self._enter(target, Trigger("engine_error", "high", type(exc).__name__))
+            except Exception:
+                log.exception("call %s: fallback failed too", self.ctx.call_id)
+                self._parts.append(f"Please call {self.profile.name} again on {self.profile.phone}. Goodbye.")
+                self.ctx.ended = True
+                self.ctx.end_action = "hangup"
+                self._record_end(outcome="failed")
+
+    def _finish_turn(self, caller_text: str, trigger: Trigger | None) -> TurnResult:
+        ctx = self.ctx
+        reply = " ".join(self._parts).strip() or "Sorry, could you say that again?"
+        state = self.current
+        waiting_for = "none" if ctx.ended else state.waiting_for
+        engine_ms = (time.perf_counter() - self._turn_started) * 1000
+        self._record("turn", call_id=ctx.call_id, seq=self.seq, caller_text=caller_text, agent_text=reply,
+                     state=self.state, waiting_for=waiting_for,
+                     trigger=trigger.as_tuple() if trigger else None, at=self.clock.now())
+        timings = {"engine_ms": round(engine_ms, 3)}
+        if self.llm_ms is not None:
+            timings["llm_ms"] = round(self.llm_ms, 1)
+        self._record("turn_timing", call_id=ctx.call_id, seq=self.seq, **timings)
+        return TurnResult(
+            reply=reply, state=self.state, waiting_for=waiting_for, tools=list(self._tools),
+            transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
+            outcome=self._outcome() if ctx.ended else None,
+            end_action=ctx.end_action if ctx.ended else None,
+            transfer_to=ctx.transfer_number if ctx.ended and ctx.end_action == "transfer" else None,
+            seq=self.seq,
+        )
+
+    def _transition(self, from_state: str, to_state: str, trigger: Trigger | None) -> None:
+        self._transitions.append(Transition(from_state, to_state, trigger))
+        self._record("transition", call_id=self.ctx.call_id, turn_seq=self.seq, from_state=from_state or None,
+                     to_state=to_state, trigger=trigger.as_tuple() if trigger else None, at=self.clock.now())
+
+    def _record_tool(self, run: ToolRun) -> None:
+        self._record("tool_call", call_id=self.ctx.call_id, turn_seq=self.seq, state=run.state, name=run.name,
+                     arguments=run.arguments, result_kind=run.kind, result=run.result,
+                     duration_ms=round(run.duration_ms, 3), at=self.clock.now())
+
+    def _record_end(self, outcome: str | None = None) -> None:
+        self._record("call_ended", call_id=self.ctx.call_id, ended_at=self.clock.now(),
+                     outcome=outcome or self._outcome(), final_state=self.state,
+                     end_action=self.ctx.end_action)
+
+    def _record(self, method: str, **fields: Any) -> None:
+        """Write to the call record now; if the disk refuses, keep it and retry with the next write."""
+        if self.recorder is None:
+            return
+        self._unsaved.append((method, fields))
+        while self._unsaved:
+            name, kwargs = self._unsaved[0]
+            try:
+                getattr(self.recorder, name)(**kwargs)
+            except Exception as exc:
+                log.error("call %s: call record not written yet (%s); will retry", self.ctx.call_id if self.ctx else "-",
+                          type(exc).__name__)
+                return
+            self._unsaved.pop(0)
+
+    @property
+    def unsaved_records(self) -> int:
+        return len(self._unsaved)
+
+
+def now_iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")

@@ -1,0 +1,82 @@
+"""The engine's input and output types: one small module everyone imports.
+
+A caller utterance goes in as text; a `TurnResult` comes out. The voice
+pipeline, the SIP bridge, the simulator and the monitor all speak these types.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned", "failed")
+
+RESULT_KINDS = ("ok", "guard", "pms", "other")
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    caller_id: str = ""          # what SIP From / caller ID carried; "" when withheld
+    call_id: str | None = None   # given by the transport, or made by the engine's id source
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """Why the engine took a route: the customer's `route/confidence evidence` triple."""
+
+    route: str
+    confidence: str  # high | medium | low
+    evidence: str
+
+    def __str__(self) -> str:
+        return f"{self.route}/{self.confidence} {self.evidence}"
+
+    def as_tuple(self) -> tuple[str, str, str]:
+        return (self.route, self.confidence, self.evidence)
+
+
+NO_RULE = Trigger("unknown", "low", "no_rule_matched")
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    name: str
+    state: str
+    arguments: dict[str, Any]
+    kind: str                  # one of RESULT_KINDS
+    result: dict[str, Any]
+    duration_ms: float
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+
+@dataclass(frozen=True)
+class Transition:
+    from_state: str
+    to_state: str
+    trigger: Trigger | None
+
+
+@dataclass
+class TurnResult:
+    reply: str
+    state: str
+    waiting_for: str
+    tools: list[ToolRun] = field(default_factory=list)
+    transitions: list[Transition] = field(default_factory=list)
+    trigger: Trigger | None = None
+    ended: bool = False
+    outcome: str | None = None
+    end_action: str | None = None      # "hangup" | "transfer" when the call ends
+    transfer_to: str | None = None
+    seq: int = 0                       # turn number in the call record (greeting = 0)
+
+    @property
+    def hangup(self) -> bool:
+        return self.end_action == "hangup"
+
+    @property
+    def transfer(self) -> bool:
+        return self.end_action == "transfer"

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Create the development virtualenv and install the appliance into it.
+# Works on a fresh Debian/Ubuntu machine: installs python3-venv if it is missing.
+set -euo pipefail
+venv="${1:-.venv}"
+python="${PYTHON:-python3}"
+
+need_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v "$python" >/dev/null 2>&1; then
+    echo "==> installing python3 from the distribution"
+    need_root apt-get update -qq
+    need_root apt-get install -y -qq python3 python3-venv python3-dev
+fi
+version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+case "$version" in
+    3.11|3.12) ;;
+    *) echo "error: Python $version found; the appliance needs Python 3.11 or 3.12 (set PYTHON=python3.11)" >&2; exit 1 ;;
+esac
+if ! "$python" -m venv --help >/dev/null 2>&1 || ! "$python" -c 'import ensurepip' >/dev/null 2>&1; then
+    echo "==> installing python3-venv from the distribution"
+    need_root apt-get update -qq
+    need_root apt-get install -y -qq python3-venv
+fi
+if [ ! -x "$venv/bin/python" ]; then
+    echo "==> creating $venv (Python $version)"
+    "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --upgrade pip
+echo "==> installing the appliance and its test tools into $venv"
+"$venv/bin/python" -m pip install -q -e ".[dev]"

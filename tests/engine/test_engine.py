@@ -1,0 +1,232 @@
+"""The engine end to end on the example clinic: routing, pre-emption, side trips,
+corrections, reprompts, the LLM hook, failures and the call record."""
+
+import pytest
+
+from appliance.engine.clock import CountingIds
+from appliance.engine.engine import CallEnded, Engine
+from appliance.engine.types import CallInfo
+from appliance.store.records import RecordError
+from appliance.understanding import Signal
+
+SARAH = "+61400000001"
+
+
+@pytest.fixture
+def make_engine(flow, store, clock, recorder):
+    def make(**kw):
+        return Engine(flow=flow, store=store, clock=clock, new_id=CountingIds(), recorder=recorder, **kw)
+    return make
+
+
+@pytest.fixture
+def engine(make_engine):
+    return make_engine()
+
+
+def say(engine, *lines):
+    result = None
+    for line in lines:
+        result = engine.turn(line)
+    return result
+
+
+def test_greeting_and_record(engine, db):
+    result = engine.start(CallInfo(caller_id=SARAH))
+    assert "Harbour Physio" in result.reply
+    assert result.state == "greeting" and result.waiting_for == "intent"
+    assert [t.name for t in result.tools] == ["GetPatientDetails"]
+    call = list(db["calls"].rows)[0]
+    assert call["caller_id"] == SARAH and call["ended_at"] is None
+    assert [t["seq"] for t in db["turns"].rows] == [0]
+
+
+def test_the_example_call_step_by_step(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    steps = [
+        ("Hi, I need to move my appointment tomorrow", "full_name"),
+        ("Sarah Johnson", "dob"),
+        ("fourth of March eighty five", "time_preference"),
+        ("Thursday afternoon", "slot_choice"),
+        ("sorry, how much is a follow-up again?", "slot_choice"),
+        ("the second one", "confirm"),
+        ("yes that's right", "anything_else"),
+    ]
+    for line, waiting in steps:
+        result = engine.turn(line)
+        assert result.waiting_for == waiting, (line, result.reply, result.state)
+    assert "12:15 pm" in result.reply
+    result = engine.turn("no thanks, that's all")
+    assert result.ended and result.outcome == "rescheduled" and result.hangup
+    rows = {r["id"]: r for r in db["appointments"].rows}
+    assert rows["a1"]["status"] == "cancelled"
+    new = [r for r in rows.values() if r["rescheduled_from"] == "a1"]
+    assert len(new) == 1 and new[0]["start"].startswith("2026-11-26T12:15")
+    call = list(db["calls"].rows)[0]
+    assert call["outcome"] == "rescheduled" and call["final_state"] == "goodbye"
+
+
+def test_price_side_trip_answers_and_returns(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I'd like to book a follow-up", "Sarah Johnson", "4th of March 1985", "Thursday afternoon")
+    assert engine.current.name == "offer_slots"
+    result = engine.turn("how much is that?")
+    assert "$85" in result.reply
+    assert result.waiting_for == "slot_choice" and result.state == "offer_slots"
+    assert [(t.from_state, t.to_state) for t in result.transitions] == [
+        ("offer_slots", "answer_price"), ("answer_price", "offer_slots")]
+
+
+@pytest.mark.parametrize("lines", [
+    [],
+    ["I want to book a follow-up"],
+    ["I want to book a follow-up", "Sarah Johnson"],
+    ["I want to book a follow-up", "Sarah Johnson", "4/3/1985", "Thursday afternoon"],
+    ["I want to book a follow-up", "Sarah Johnson", "4/3/1985", "Thursday afternoon", "the first one"],
+])
+def test_emergency_pre_empts_every_state(engine, db, lines):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, *lines)
+    result = engine.turn("my husband has crushing chest pain and can't breathe")
+    assert result.ended and result.outcome == "emergency"
+    assert "000" in result.reply
+    assert not [r for r in db["appointments"].rows if r["id"] not in ("a1", "a2")]
+
+
+def test_crisis_goes_to_a_human(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("honestly I just want to end my life")
+    assert result.ended and result.transfer and result.transfer_to == "+61290000001"
+    assert result.outcome == "transferred"
+
+
+def test_caller_who_answers_more_than_asked(engine):
+    engine.start(CallInfo(caller_id=""))
+    result = engine.turn("Hi this is Sarah Johnson, born 4 March 1985, can I book a follow-up at City on Thursday afternoon")
+    assert result.state == "offer_slots", result.reply
+    assert "12 pm" in result.reply and "12:15 pm" in result.reply
+
+
+def test_correction_updates_without_restarting(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "book a follow-up please", "Sarah Johnsen")
+    result = engine.turn("actually my last name is Johnson")
+    assert engine.ctx.last_name == "Johnson"
+    assert result.waiting_for == "dob"
+    result = engine.turn("4th of March 1985")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
+def test_wrong_dob_never_writes(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I want to cancel my appointment", "Sarah Johnson")
+    result = say(engine, "1st of January 1990", "1st of January 1990")
+    assert result.ended and result.outcome == "callback"
+    assert {r["id"]: r["status"] for r in db["appointments"].rows}["a1"] == "booked"
+    assert not any(t["name"] in ("CancelAppt", "GetCurrentlyBookedAppts") and t["result_kind"] == "ok"
+                   for t in db["tool_calls"].rows)
+
+
+def test_reprompts_in_other_words_then_callback(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    first = engine.turn("blorp")
+    second = engine.turn("zzzt")
+    assert first.waiting_for == second.waiting_for == "intent"
+    assert first.reply != second.reply
+    assert first.trigger.route == "unknown" and first.trigger.evidence == "no_rule_matched"
+    third = engine.turn("wibble")
+    assert third.ended and third.outcome == "callback"
+
+
+def test_llm_fallback_only_within_the_states_intents(make_engine):
+    seen = {}
+
+    def classifier(text, allowed):
+        seen["allowed"] = allowed
+        return Signal("book", "medium", "llm")
+
+    engine = make_engine(classifier=classifier)
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("mmm yes the thing for my shoulder")
+    assert "book" in seen["allowed"] and "yes" not in seen["allowed"]
+    assert result.trigger.route == "llm" and result.trigger.confidence == "medium"
+    assert result.waiting_for == "full_name"
+
+
+def test_llm_label_outside_the_state_is_ignored_and_failure_is_harmless(make_engine):
+    engine = make_engine(classifier=lambda text, allowed: Signal("yes", "high", "llm"))
+    engine.start(CallInfo(caller_id=SARAH))
+    assert engine.turn("mmm").trigger.route == "unknown"
+
+    def broken(text, allowed):
+        raise RuntimeError("model fell over")
+    engine = make_engine(classifier=broken)
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("mmm")
+    assert result.reply and result.waiting_for == "intent"
+
+
+def test_engine_error_becomes_a_callback_not_silence(engine, monkeypatch):
+    from appliance.engine import conditions
+
+    engine.start(CallInfo(caller_id=SARAH))
+
+    def explode(ctx, env):
+        raise ZeroDivisionError("bug")
+    monkeypatch.setitem(conditions.CONDITIONS, "has_task", explode)
+    result = engine.turn("I'd like to book")
+    assert result.reply.startswith("I'm sorry, something went wrong")
+    assert result.state in ("callback_name", "callback") or result.ended
+
+
+def test_each_turn_is_committed_before_the_reply(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("I'd like to book a follow-up")
+    turns = list(db["turns"].rows)
+    assert [t["seq"] for t in turns] == [0, 1]
+    assert turns[1]["caller_text"] == "I'd like to book a follow-up"
+    assert turns[1]["trigger_route"] == "booking_request"
+    assert turns[1]["engine_ms"] is not None
+
+
+def test_record_failure_loses_nothing(make_engine, recorder, db, monkeypatch):
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=SARAH))
+    real = recorder.turn
+
+    def disk_full(**kw):
+        raise RecordError("database or disk is full: test.db")
+    monkeypatch.setattr(recorder, "turn", disk_full)
+    result = engine.turn("what are your opening hours?")
+    assert "Monday" in result.reply            # the caller still got an answer
+    assert engine.unsaved_records > 0
+    monkeypatch.setattr(recorder, "turn", real)
+    engine.turn("I'd like to book")
+    assert engine.unsaved_records == 0
+    assert [t["seq"] for t in db["turns"].rows] == [0, 1, 2]
+
+
+def test_transfer_failure_falls_back_to_callback(engine, store):
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("can I talk to a real person please")
+    assert result.ended and result.transfer
+    result = engine.transfer_failed()
+    assert "couldn't put you through" in result.reply or result.waiting_for != "none"
+    while not result.ended:
+        result = engine.turn("just call me back please about my knee")
+    assert result.outcome == "callback"
+    assert store.callback_requests()[-1]["reason"].startswith("transfer_failed")
+
+
+def test_hangup_before_anything_is_abandoned(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    assert engine.hangup() == "abandoned"
+    assert list(db["calls"].rows)[0]["outcome"] == "abandoned"
+    with pytest.raises(CallEnded):
+        engine.turn("hello?")
+
+
+def test_goodbye_ends_with_info(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("oh sorry, wrong number, bye")
+    assert result.ended and result.outcome == "info" and result.hangup
