@@ -8,6 +8,8 @@ from a repeat.
 
 from __future__ import annotations
 
+from rapidfuzz import fuzz
+
 from ..domain import ANYONE
 from ..understanding import Utterance
 from .conditions import RuleEnv, possible_locations
@@ -63,7 +65,11 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None
     last = utt.name.last if utt.name else None
     if utt.spelled:
         spelled = utt.spelled.title()
-        if waiting_for == "first_name":
+        if _spells(spelled, first) and not _spells(spelled, last):
+            first = spelled
+        elif _spells(spelled, last):
+            last = spelled
+        elif waiting_for == "first_name" or "first name" in utt.text.lower():
             first = spelled
         else:
             last = spelled
@@ -91,8 +97,22 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None
         ctx.identity_result = None
 
 
+def _spells(spelled: str, word: str | None) -> bool:
+    """Is the spelling plainly of this spoken word ("Kris" spelled for "Chris")?"""
+    if not word:
+        return False
+    return fuzz.ratio(spelled.lower(), word.lower()) >= 70
+
+
 def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
     given = ctx.given
+    if utt.slot_pick is not None and ctx.offered and waiting_for in ("slot_choice", "confirm"):
+        if 0 <= utt.slot_pick < len(ctx.offered):
+            slot = ctx.offered[utt.slot_pick]
+            if slot != ctx.picked:
+                ctx.picked = slot
+                given.add("slot")
+            return  # "the second one, on Friday": the day describes the pick, it is not a new search
     asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None and waiting_for != "service"
     if utt.service_ids:
         if asking_question:
@@ -122,12 +142,6 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) 
     if given & {"service", "location", "practitioner", "window"}:
         ctx.offered = ()
         ctx.picked = None
-    if utt.slot_pick is not None and ctx.offered and waiting_for in ("slot_choice", "confirm"):
-        if 0 <= utt.slot_pick < len(ctx.offered):
-            slot = ctx.offered[utt.slot_pick]
-            if slot != ctx.picked:
-                ctx.picked = slot
-                given.add("slot")
 
 
 def _answered(ctx: CallContext, utt: Utterance, waiting_for: str) -> bool:

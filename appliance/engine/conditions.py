@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ..domain import ANYONE, Catalog, ClinicProfile
 from .context import IDENTITY_TASKS, TASKS, CallContext
+from .read_backs import pending_confirmation
 from .types import Trigger
 
 
@@ -74,8 +75,10 @@ def always(ctx: CallContext, env: RuleEnv) -> bool:
 
 @rule
 def said_yes(ctx: CallContext, env: RuleEnv) -> Trigger | None:
-    """A plain yes: no 'no' with it and no new details that would change what was read back."""
-    if ctx.utt is None or ctx.utt.has("no") or ctx.given - {"confirm"}:
+    """A plain yes: no 'no' with it, and nothing said that changes what was read back."""
+    if ctx.utt is None or ctx.utt.has("no"):
+        return None
+    if ctx.pending_kind is not None and pending_confirmation(ctx.pending_kind, ctx) != ctx.pending:
         return None
     return intent_trigger(ctx, "yes")
 

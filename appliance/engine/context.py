@@ -73,6 +73,10 @@ class CallContext:
     # writes that happened, in order: (outcome word, tool name)
     writes: list[str] = field(default_factory=list)
 
+    # the read-back just said, and its kind (see read_backs.py)
+    pending_kind: str | None = None
+    pending: tuple | None = None
+
     # bookkeeping for the rules
     utt: Utterance | None = None        # the utterance being handled this turn
     given: set[str] = field(default_factory=set)   # what this turn's words filled

@@ -22,7 +22,7 @@ from ..store.clinic_store import ClinicStore
 from ..understanding import ListenContext, Signal, Utterance, understand
 from .absorb import absorb, derive
 from .clock import Clock, random_ids
-from .conditions import CONDITIONS, RuleEnv
+from .conditions import CONDITIONS, RuleEnv, intent_trigger
 from .context import CallContext
 from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
@@ -64,7 +64,6 @@ class Engine:
         self.ledger = Ledger()
         self.state: str = ""
         self.seq = -1
-        self._pending: dict[str, tuple | None] = {}
         self._side_origin: list[str] = []
         self._unsaved: list[tuple[str, dict]] = []
         self._reset_turn()
@@ -187,12 +186,26 @@ class Engine:
         for edge in state.edges:
             hit = self._check(edge.when)
             if hit is not None:
+                hit = self._explain(hit, utt, state)
                 self._take(edge, hit, state)
                 return first or hit
         if side_trips:
             self._say_state(state, reask=True)
             return first
         return None
+
+    def _explain(self, trigger: Trigger, utt: Utterance, state: State) -> Trigger:
+        """Name the caller's words, not the bookkeeping, as the reason for a route."""
+        if trigger.evidence != "context":
+            return trigger
+        ctx = self.ctx
+        if "task" in ctx.given and ctx.task:
+            return intent_trigger(ctx, ctx.task) or trigger
+        if "answered" in ctx.given and state.waits:
+            return Trigger(state.waiting_for, "high", f"{state.waiting_for}_prompt")
+        if ctx.given:
+            return Trigger("details", "medium", ",".join(sorted(ctx.given - {"answered"})) + "_terms")
+        return trigger
 
     def _ask_classifier(self, text: str, utt: Utterance, state: State) -> Trigger | None:
         allowed = tuple(dict.fromkeys(state.listens_for + ("emergency", "crisis", "human", "goodbye")))
@@ -256,9 +269,8 @@ class Engine:
             if edge.reason in ("medical_advice", "non_service") and ctx.utt is not None:
                 ctx.callback_message = ctx.callback_message or ctx.utt.text
         if source.confirms and "said_yes" in edge.when.names and "said_yes" not in edge.when.negated:
-            token = self._pending.get(source.name)
-            if token is not None:
-                self.ledger.confirm(token)
+            if self.ctx.pending is not None:
+                self.ledger.confirm(self.ctx.pending)
         if edge.say:
             self._say(edge.say)
         if edge.to == RETURN:
@@ -274,6 +286,7 @@ class Engine:
         self._transition(previous, name, trigger)
         self.state = name
         state = self.flow.states[name]
+        derive(self.ctx, self.env)  # tool results may have settled something (e.g. the booking to move)
         if previous != name:
             self.ctx.misses[name] = 0
         if state.kind == "decision":
@@ -339,8 +352,9 @@ class Engine:
         if template is None:
             return
         self._say(template, variant)
-        if state.confirms:
-            self._pending[state.name] = pending_confirmation(state.confirms, self.ctx)
+        if state.waits:
+            self.ctx.pending_kind = state.confirms
+            self.ctx.pending = pending_confirmation(state.confirms, self.ctx) if state.confirms else None
 
     def _say(self, template: str, variant: int = 0) -> None:
         texts = self.flow.templates[template]

@@ -375,7 +375,9 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
             if template not in flow.templates:
                 problems.append((f"{path}.reprompt", f"unknown template {template!r}"))
         for intent in state.listens_for:
-            if intent not in INTENT_NAMES:
+            if isinstance(intent, bool):
+                problems.append((f"{path}.listens_for", "YAML read yes/no as true/false: quote them (\"yes\", \"no\")"))
+            elif intent not in INTENT_NAMES:
                 problems.append((f"{path}.listens_for", f"unknown intent {intent!r}"))
         for gid in state.ignore_globals:
             if gid not in global_ids:

@@ -12,6 +12,7 @@ from typing import Any
 from ..domain import ANYONE, TimeWindow
 from .conditions import RuleEnv, possible_locations
 from .context import CallContext
+from .read_backs import pending_confirmation  # noqa: F401  (re-exported for the engine)
 from .types import ToolRun
 
 CALLBACK_URGENCY = {"crisis": "urgent", "medical_advice": "normal"}
@@ -60,23 +61,6 @@ def tool_arguments(name: str, ctx: CallContext, env: RuleEnv) -> dict[str, Any]:
     if name == "EndCall":
         return {}
     raise KeyError(name)
-
-
-def pending_confirmation(kind: str, ctx: CallContext) -> tuple | None:
-    """The exact thing a read-back of `kind` puts to the caller, as the guard will check it."""
-    if kind == "book" and ctx.patient and ctx.picked:
-        return ("book", ctx.patient.id, ctx.picked.key)
-    if kind == "reschedule" and ctx.targets and ctx.picked:
-        return ("reschedule", ctx.targets[0].id, ctx.picked.key)
-    if kind == "cancel" and ctx.targets:
-        return ("cancel", ctx.targets[0].id)
-    if kind == "cancel_all" and (ctx.targets or ctx.bookings):
-        return ("cancel_all", tuple(sorted(b.id for b in (ctx.targets or ctx.bookings or ()))))
-    if kind == "patient" and ctx.first_name and ctx.last_name and ctx.dob:
-        return ("patient", ctx.first_name, ctx.last_name, ctx.dob, ctx.phone or ctx.caller_id or None)
-    if kind == "waitlist" and ctx.patient and ctx.service_id:
-        return ("waitlist", ctx.patient.id, ctx.service_id)
-    return None
 
 
 def apply_result(run: ToolRun, raw: dict | None, ctx: CallContext, store) -> None:

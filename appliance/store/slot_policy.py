@@ -125,6 +125,16 @@ def offer_slots(
     )
 
 
+def window_close(window: TimeWindow) -> datetime | None:
+    """When the window is over: "Tuesday morning" closes at Tuesday 12:00, not at midnight."""
+    if window.end is None:
+        return None
+    if window.time_to is not None:
+        last_day = (window.end - timedelta(microseconds=1)).date()
+        return min(window.end, datetime.combine(last_day, window.time_to))
+    return window.end
+
+
 def offer_from_index(
     *,
     catalog: Catalog,
@@ -152,7 +162,7 @@ def offer_from_index(
     first_day = now.date()
     if window.start is not None and window.start.date() > first_day:
         first_day = window.start.date()
-    fallback_from = window.end if window.end is not None else max(now, window.start or now)
+    fallback_from = window_close(window) or max(now, window.start or now)
 
     inside: list[Slot] = []
     after: list[Slot] = []

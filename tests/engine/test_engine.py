@@ -68,7 +68,7 @@ def test_the_example_call_step_by_step(engine, db):
 
 def test_price_side_trip_answers_and_returns(engine):
     engine.start(CallInfo(caller_id=SARAH))
-    say(engine, "I'd like to book a follow-up", "Sarah Johnson", "4th of March 1985", "Thursday afternoon")
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985", "Thursday afternoon")
     assert engine.current.name == "offer_slots"
     result = engine.turn("how much is that?")
     assert "$85" in result.reply

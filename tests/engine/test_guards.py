@@ -24,8 +24,8 @@ def runs():
 def tools(store, clock, runs):
     runner = ToolRunner(store=store, ledger=Ledger(), call_id="call-t", now=clock.now, record=runs.append)
 
-    def call(name, **args):
-        run, raw = runner.run(name, args, state="test", state_tools=ALL_TOOLS)
+    def call(tool_name, **args):
+        run, raw = runner.run(tool_name, args, state="test", state_tools=ALL_TOOLS)
         return run
     call.runner = runner
     return call
