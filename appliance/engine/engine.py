@@ -27,6 +27,7 @@ from .context import CallContext
 from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
 from .tool_bindings import apply_result, pending_confirmation, tool_arguments
+from .tool_catalog import WRITE_TOOLS
 from .tools import Ledger, ToolRunner
 from .types import NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
 
@@ -89,6 +90,7 @@ class Engine:
                                  now=self.clock.now, record=self._record_tool)
         self._record("call_started", call_id=call_id, clinic=self.profile.name,
                      caller_id=call.caller_id or "", started_at=self.clock.now())
+        self._flush()
         self._reset_turn()
         self.seq = 0
         trigger = Trigger("call_start", "high", "caller_id" if self.ctx.caller_id else "caller_id_withheld")
@@ -121,6 +123,7 @@ class Engine:
             self.ctx.hung_up = True
             self.ctx.ended = True
             self._record_end()
+        self._flush()
         return self._outcome()
 
     def transfer_failed(self) -> TurnResult:
@@ -328,6 +331,8 @@ class Engine:
             if self._check(step.when) is None:
                 continue
             args = tool_arguments(step.tool, self.ctx, self.env)
+            if step.tool in WRITE_TOOLS:
+                self._flush()  # the record shows how we got here before the clinic's data changes
             run, raw = self.runner.run(step.tool, args, state=state.name, state_tools=state.tools)
             self._tools.append(run)
             apply_result(run, raw, self.ctx, self.store)
@@ -448,6 +453,7 @@ class Engine:
         if self.llm_ms is not None:
             timings["llm_ms"] = round(self.llm_ms, 1)
         self._record("turn_timing", call_id=ctx.call_id, seq=self.seq, **timings)
+        self._flush()  # the turn is on disk before the caller hears the reply
         return TurnResult(
             reply=reply, state=self.state, waiting_for=waiting_for, tools=list(self._tools),
             transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
@@ -473,19 +479,27 @@ class Engine:
                      end_action=self.ctx.end_action)
 
     def _record(self, method: str, **fields: Any) -> None:
-        """Write to the call record now; if the disk refuses, keep it and retry with the next write."""
-        if self.recorder is None:
+        """Queue a call-record entry; `_flush` writes the queue in one transaction."""
+        if self.recorder is not None:
+            self._unsaved.append((method, fields))
+
+    def _flush(self) -> None:
+        """Commit the queued record entries; if the disk refuses, keep them and retry next time."""
+        if self.recorder is None or not self._unsaved:
             return
-        self._unsaved.append((method, fields))
-        while self._unsaved:
-            name, kwargs = self._unsaved[0]
-            try:
-                getattr(self.recorder, name)(**kwargs)
-            except Exception as exc:
-                log.error("call %s: call record not written yet (%s); will retry", self.ctx.call_id if self.ctx else "-",
-                          type(exc).__name__)
+        try:
+            batch = getattr(self.recorder, "write_batch", None)
+            if batch is not None:
+                batch(list(self._unsaved))
+                self._unsaved.clear()
                 return
-            self._unsaved.pop(0)
+            while self._unsaved:
+                name, kwargs = self._unsaved[0]
+                getattr(self.recorder, name)(**kwargs)
+                self._unsaved.pop(0)
+        except Exception as exc:
+            log.error("call %s: call record not written yet (%s); will retry", self.ctx.call_id if self.ctx else "-",
+                      type(exc).__name__)
 
     @property
     def unsaved_records(self) -> int:

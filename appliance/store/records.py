@@ -122,6 +122,17 @@ class CallRecorder:
 
     # -- writing -------------------------------------------------------------
 
+    WRITERS = ("call_started", "turn", "transition", "tool_call", "turn_timing", "call_ended")
+
+    def write_batch(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several record writes (method name, keyword arguments) in one transaction: all or none."""
+        for name, _ in entries:
+            if name not in self.WRITERS:
+                raise ValueError(f"not a record writer: {name}")
+        with self._writing(f"{len(entries)} call record entries"):
+            for name, kwargs in entries:
+                getattr(self, name)(**kwargs)
+
     def call_started(self, *, call_id: str, clinic: str | None, caller_id: str | None, started_at: datetime) -> None:
         with self._writing(f"the start of call {call_id!r}") as conn:
             self._insert(

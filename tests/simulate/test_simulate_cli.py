@@ -59,7 +59,7 @@ def test_broken_files_fail_alone_with_the_yaml_path(tmp_path):
     assert lines[3].startswith("FAIL d-unknown-service: invalid scenario: clinic.practitioners[0].services")
     assert "yoga" in lines[3]
     assert lines[4] == "FAIL e-unknown-expected-service: invalid scenario: expect.appointments[0].service: unknown service id 'yoga'"
-    assert lines[5].startswith("FAIL f-not-yaml: invalid scenario: line 1")
+    assert lines[5].startswith("FAIL f-not-yaml: invalid scenario: line ") and "not valid YAML" in lines[5]
     assert lines[-1] == "1 passed, 5 failed"
     assert run.returncode == 1
 
