@@ -1,0 +1,363 @@
+"""Which services, location and practitioner of the clinic a caller named.
+
+Names and aliases match exactly (after the same normalising as the caller's
+words, plurals and a few synonyms folded: "jab"/"vaccine" -> "shot",
+"consult" -> "consultation"). Near misses a speech recogniser makes ("Raj
+Shaw", "remedial messages", "physio" for "physiotherapy") match through
+rapidfuzz, but only for multi-word phrases or long proper names, never for
+ordinary words. A practitioner's first or last name alone counts only with
+a cue ("with Raj", "Dr Lee", "see Anna") or when the agent asked for a
+practitioner. The index of a catalog is built once and cached.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from ..domain import ANYONE, Catalog
+from .common_words import FUNCTION_WORDS, STOP_WORDS
+from .normalise import CallerText, normalise
+
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "jab": ("shot",), "vaccine": ("shot",), "vaccination": ("shot",), "injection": ("shot",),
+    "immunisation": ("shot",), "immunization": ("shot",), "consult": ("consultation",),
+    "followup": ("follow", "up"), "checkup": ("check", "up"), "doctor": ("dr",),
+    "massages": ("massage",), "messages": ("message",), "ups": ("up",),
+}
+_TITLES = frozenset({"dr", "doctor", "prof", "professor", "mr", "mrs", "ms", "miss", "mx"})
+_GENERIC = frozenset({"consultation", "appointment", "session", "visit", "treatment", "the", "a", "an", "and",
+                      "of", "for", "with", "clinic", "shot", "up", "check", "therapy", "test", "care", "follow",
+                      "patient", "first", "new", "standard", "general", "long", "short", "extended", "quick"})
+_PRACTITIONER_CUES = frozenset({"with", "see", "seeing", "dr", "doctor", "prefer", "by", "booked", "to",
+                                "want", "like", "request", "is", "was", "saw", "usually", "normally"})
+_LOCATION_CUES_AFTER = frozenset({"clinic", "branch", "office", "one", "location", "site", "practice", "rooms",
+                                  "centre", "center", "studio"})
+_PREFIX_MIN = 6
+_VERB_BEFORE = frozenset({"to", "will", "would", "you", "we", "i", "they", "can", "could", "should", "must", "shall",
+                          "might", "may", "let", "us", "he", "she"})
+
+
+def canonical(token: str) -> tuple[str, ...]:
+    if token in _SYNONYMS:
+        return _SYNONYMS[token]
+    if len(token) > 4 and token.endswith("s") and not token.endswith(("ss", "us", "is", "'s")):
+        return (token[:-1],)
+    return (token,)
+
+
+@dataclass(frozen=True)
+class _Phrase:
+    tokens: tuple[str, ...]
+    kind: str            # "service" | "location" | "practitioner"
+    id: str
+    needs_cue: bool      # practitioner single names, partial location names
+    fuzzy: bool          # may match approximately
+
+
+@dataclass(frozen=True)
+class CatalogIndex:
+    by_first: dict[str, tuple[_Phrase, ...]]
+    fuzzy_choices: tuple[str, ...]
+    fuzzy_phrases: tuple[_Phrase, ...]
+    prefix_words: dict[str, tuple[str, str]]   # catalog word -> (kind, id), unique words only
+    fuzzy_heads: frozenset[str]                # first two letters of each fuzzy phrase
+    place_and_service_words: frozenset[str]    # never part of a caller's name
+
+
+def _canon_tokens(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for tok in normalise(text).tokens:
+        if tok == "'s":
+            continue
+        out.extend(canonical(tok))
+    return tuple(out)
+
+
+_BY_IDENTITY: dict[int, tuple[Catalog, CatalogIndex]] = {}
+
+
+def catalog_index(catalog: Catalog) -> CatalogIndex:
+    """The catalog's lookup index, built once per catalog. Looked up by
+    identity first: hashing a whole catalog on every utterance is slow."""
+    entry = _BY_IDENTITY.get(id(catalog))
+    if entry is not None and entry[0] is catalog:
+        return entry[1]
+    index = _build_index(catalog)
+    if len(_BY_IDENTITY) >= 16:
+        _BY_IDENTITY.clear()
+    _BY_IDENTITY[id(catalog)] = (catalog, index)
+    return index
+
+
+@lru_cache(maxsize=16)
+def _build_index(catalog: Catalog) -> CatalogIndex:
+    phrases: list[_Phrase] = []
+
+    def add(text: str, kind: str, id_: str, needs_cue: bool = False, fuzzy: bool | None = None) -> None:
+        toks = _canon_tokens(text)
+        if not toks:
+            return
+        if fuzzy is None:
+            fuzzy = (len(toks) >= 2 and len(" ".join(toks)) >= 6) or (kind != "service" and len(toks[0]) >= 6)
+        phrases.append(_Phrase(toks, kind, id_, needs_cue, fuzzy))
+
+    for s in catalog.services:
+        for text in (s.name, *s.aliases):
+            add(text, "service", s.id)
+            toks = _canon_tokens(text)
+            # "Initial consultation" is also just "initial"; "Remedial massage" also just
+            # "massage" (kept only where no other service claims the word).
+            content = tuple(t for t in toks if t not in _GENERIC)
+            if 0 < len(content) < len(toks) and len(" ".join(content)) >= 4:
+                add(" ".join(content), "service", s.id, fuzzy=False)
+            if len(toks) >= 2:
+                word = toks[-1]
+                if len(word) >= 5 and word not in _GENERIC and word not in FUNCTION_WORDS:
+                    add(word, "service", s.id, fuzzy=False)
+    for loc in catalog.locations:
+        for text in (loc.name, *loc.aliases):
+            add(text, "location", loc.id)
+            toks = _canon_tokens(text)
+            if len(toks) >= 2:
+                add(toks[0], "location", loc.id, needs_cue=True, fuzzy=False)
+    for p in catalog.practitioners:
+        toks = [t for t in _canon_tokens(p.name) if t not in _TITLES]
+        for text in p.aliases:
+            add(text, "practitioner", p.id)
+        if not toks:
+            continue
+        full = " ".join(toks)
+        add(full, "practitioner", p.id)
+        for title in ("dr",):
+            add(f"{title} {full}", "practitioner", p.id)
+            add(f"{title} {toks[-1]}", "practitioner", p.id)
+            add(f"{title} {toks[0]}", "practitioner", p.id)
+        if len(toks) >= 2:
+            add(toks[0], "practitioner", p.id, needs_cue=True)
+            add(toks[-1], "practitioner", p.id, needs_cue=True)
+
+    # Drop partial phrases claimed by two entities (e.g. two practitioners called Anna).
+    owners: dict[tuple[str, ...], set[tuple[str, str]]] = {}
+    for ph in phrases:
+        owners.setdefault(ph.tokens, set()).add((ph.kind, ph.id))
+    unique = [ph for ph in phrases if len(owners[ph.tokens]) == 1]
+    seen: set[tuple[tuple[str, ...], str, str]] = set()
+    deduped: list[_Phrase] = []
+    for ph in unique:
+        key = (ph.tokens, ph.kind, ph.id)
+        if key not in seen:
+            seen.add(key)
+            deduped.append(ph)
+
+    by_first: dict[str, list[_Phrase]] = {}
+    for ph in deduped:
+        by_first.setdefault(ph.tokens[0], []).append(ph)
+    for lst in by_first.values():
+        lst.sort(key=lambda ph: -len(ph.tokens))
+
+    fuzzy_phrases = tuple(ph for ph in deduped if ph.fuzzy)
+    word_owners: dict[str, set[tuple[str, str]]] = {}
+    for ph in deduped:
+        if ph.kind == "service":
+            for t in ph.tokens:
+                if len(t) > _PREFIX_MIN and t not in _GENERIC:
+                    word_owners.setdefault(t, set()).add((ph.kind, ph.id))
+    prefix_words = {w: next(iter(o)) for w, o in word_owners.items() if len(o) == 1}
+    place_words: set[str] = set()
+    for s in catalog.services:
+        for text in (s.name, *s.aliases):
+            place_words.update(_canon_tokens(text))
+    for loc in catalog.locations:
+        for text in (loc.name, *loc.aliases):
+            place_words.update(_canon_tokens(text))
+    return CatalogIndex(
+        by_first={k: tuple(v) for k, v in by_first.items()},
+        fuzzy_choices=tuple(" ".join(ph.tokens) for ph in fuzzy_phrases),
+        fuzzy_phrases=fuzzy_phrases,
+        prefix_words=prefix_words,
+        fuzzy_heads=frozenset(ph.tokens[0][:2] for ph in fuzzy_phrases),
+        place_and_service_words=frozenset(place_words),
+    )
+
+
+@dataclass(frozen=True)
+class CatalogMention:
+    kind: str
+    id: str
+    start: int      # token span in the caller's tokens
+    end: int
+    how: str        # "exact" | "fuzzy" | "prefix"
+    negated: bool = False
+
+
+@dataclass(frozen=True)
+class CatalogFindings:
+    mentions: tuple[CatalogMention, ...] = ()
+    anyone: bool = False
+
+    @property
+    def service_ids(self) -> tuple[str, ...]:
+        out: list[str] = []
+        for m in self.mentions:
+            if m.kind == "service" and not m.negated and m.id not in out:
+                out.append(m.id)
+        return tuple(out)
+
+    def first(self, kind: str) -> str | None:
+        for m in self.mentions:
+            if m.kind == kind and not m.negated:
+                return m.id
+        return None
+
+    @property
+    def practitioner_id(self) -> str | None:
+        return self.first("practitioner") or (ANYONE if self.anyone else None)
+
+    @property
+    def location_id(self) -> str | None:
+        return self.first("location")
+
+    def spans(self, kind: str) -> list[tuple[int, int, str]]:
+        return [(m.start, m.end, m.id) for m in self.mentions if m.kind == kind and not m.negated]
+
+
+_ANYONE_ASKED = re.compile(
+    r"\b(?:anyone|anybody|any one|whoever|no preference|not fussed|do not mind|does not matter|do not care|"
+    r"either|any of them|whichever|first available|no one in particular|nobody in particular|any practitioner|"
+    r"i am easy|happy with anyone|whoever is (?:free|available))\b")
+_ANYONE_SAID = re.compile(
+    r"\b(?:with|see|seeing|book) (?:anyone|anybody|whoever)\b|\bany (?:practitioner|physio|physiotherapist|"
+    r"therapist|doctor|dr|clinician|of the (?:practitioners|physios|doctors|therapists))\b|"
+    r"\b(?:do not|does not) (?:mind|matter|care) (?:who|which (?:practitioner|physio|doctor|therapist))\b|"
+    r"\bwhoever is (?:free|available|on)\b|\bno preference (?:for|on|of|about) (?:practitioner|physio|who|doctor|"
+    r"therapist)\b|\bno (?:practitioner|physio|doctor|therapist) preference\b|\bnot fussed (?:who|which)\b")
+
+_EXACT_ONLY_WAITS = frozenset({"dob", "phone", "full_name", "first_name", "last_name", "spelling"})
+_NAME_WAITS = frozenset({"full_name", "first_name", "last_name", "spelling"})
+
+
+def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogFindings:
+    index = catalog_index(catalog)
+    # canonical tokens, each remembering the caller token it came from
+    canon: list[str] = []
+    origin: list[int] = []
+    for i, tok in enumerate(ct.tokens):
+        if tok == "'s":
+            continue
+        for c in canonical(tok):
+            canon.append(c)
+            origin.append(i)
+    n = len(canon)
+    mentions: list[CatalogMention] = []
+    taken = [False] * n
+    practitioner_asked = waiting_for in ("practitioner", "slot_choice", "booking_choice")
+    exact_only = waiting_for in _EXACT_ONLY_WAITS
+
+    def cued(kind: str, i: int, j: int) -> bool:
+        if kind == "practitioner":
+            if waiting_for in _NAME_WAITS:
+                return False
+            if practitioner_asked:
+                return True
+            prev = canon[i - 1] if i > 0 else ""
+            nxt = ct.tokens[origin[j - 1] + 1] if origin[j - 1] + 1 < len(ct.tokens) else ""
+            return prev in _PRACTITIONER_CUES or nxt == "'s"
+        # partial location name: "the north one", "north sydney"
+        prev = canon[i - 1] if i > 0 else ""
+        nxt = canon[j] if j < n else ""
+        return waiting_for == "location" or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
+
+    i = 0
+    while i < n:
+        hit = None
+        for ph in index.by_first.get(canon[i], ()):
+            j = i + len(ph.tokens)
+            if ph.kind == "practitioner" and waiting_for in _NAME_WAITS:
+                continue  # a caller giving their own name may share it with a practitioner
+            if tuple(canon[i:j]) == ph.tokens and (not ph.needs_cue or cued(ph.kind, i, j)):
+                hit = (ph, j)
+                break
+        if hit is not None:
+            ph, j = hit
+            mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "exact"))
+            for k in range(i, j):
+                taken[k] = True
+            i = j
+        else:
+            i += 1
+
+    if not exact_only:
+        _prefix_matches(ct, canon, origin, taken, index, mentions)
+        _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued)
+    if waiting_for != "service":
+        # "I'll follow up", "can you review it": the service's name used as a verb
+        mentions = [m for m in mentions
+                    if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE)]
+
+    mentions.sort(key=lambda m: m.start)
+    anyone = False
+    if not exact_only:
+        pattern = _ANYONE_ASKED if waiting_for == "practitioner" else _ANYONE_SAID
+        anyone = pattern.search(ct.text) is not None
+    return CatalogFindings(tuple(mentions), anyone)
+
+
+def _mention(ct: CallerText, origin: list[int], kind: str, id_: str, i: int, j: int, how: str) -> CatalogMention:
+    start, end = origin[i], origin[j - 1] + 1
+    return CatalogMention(kind, id_, start, end, how, _negated(ct, start))
+
+
+def _negated(ct: CallerText, start: int) -> bool:
+    """"not Raj", "not with Dr Lee", "anyone but Anna", "rather than the city"."""
+    clause_start = ct.clause_of(start)[0]
+    before = ct.tokens[max(clause_start, start - 2):start]
+    if "not" in before or "except" in before or "than" in before or (before and before[-1] == "no"):
+        return True
+    return len(before) == 2 and before[0] in ("anyone", "anybody", "anything", "anywhere") and before[1] == "but"
+
+
+def _prefix_matches(ct, canon, origin, taken, index: CatalogIndex, mentions) -> None:
+    for i, tok in enumerate(canon):
+        if taken[i] or len(tok) < _PREFIX_MIN or tok in FUNCTION_WORDS:
+            continue
+        for word, (kind, id_) in index.prefix_words.items():
+            if word.startswith(tok) and word != tok:
+                mentions.append(_mention(ct, origin, kind, id_, i, i + 1, "prefix"))
+                taken[i] = True
+                break
+
+
+def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued) -> None:
+    if not index.fuzzy_choices:
+        return
+    n = len(canon)
+    for size in (3, 2, 1):
+        for i in range(0, n - size + 1):
+            window = canon[i:i + size]
+            if any(taken[i:i + size]):
+                continue
+            if window[0][:2] not in index.fuzzy_heads or window[0] in FUNCTION_WORDS \
+                    or window[-1] in FUNCTION_WORDS or all(w in STOP_WORDS for w in window):
+                continue
+            text = " ".join(window)
+            if len(text) < 6:
+                continue
+            cutoff = 85 if len(text) >= 8 else 90
+            best = process.extractOne(text, index.fuzzy_choices, scorer=fuzz.ratio, score_cutoff=cutoff)
+            if best is None:
+                continue
+            ph = index.fuzzy_phrases[best[2]]
+            if abs(len(ph.tokens) - size) > 1:
+                continue
+            if ph.needs_cue and not cued(ph.kind, i, i + size):
+                continue
+            mentions.append(_mention(ct, origin, ph.kind, ph.id, i, i + size, "fuzzy"))
+            for k in range(i, i + size):
+                taken[k] = True
+
+
+__all__ = ["CatalogFindings", "CatalogMention", "catalog_index", "find_catalog", "canonical"]

@@ -1,0 +1,195 @@
+"""What a caller says to single out one thing from a short list read to
+them: a position ("the first one", "the later one"), a time ("the 12:15",
+"eight"), a day ("the Thursday one", "tomorrow"), a practitioner or place
+("the one with Raj"), a part of the day ("the morning one"). Slot picks and
+booking picks both read these, then filter their own list.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from .calendar_phrases import DayMention, find_days
+from .catalog_match import CatalogFindings
+from .clock_times import ClockTime, find_times
+from .normalise import CallerText
+
+_POSITIONS = (
+    (re.compile(r"\b(?:first|1st|number one|option one|option 1|number 1)\b(?! (?:of|thing|time i|available|name|"
+                r"names|visit|time)\b)"), "first"),
+    (re.compile(r"\bthe next (?:one|appointment|booking|session|visit)\b|^next one\b"), "earliest"),
+    (re.compile(r"\b(?:second|2nd|number two|option two|option 2|number 2)\b(?<!a second)(?<!one second)(?! of\b)"),
+     "second"),
+    (re.compile(r"\b(?:third|3rd|number three|option three|option 3|number 3)\b(?! of\b)"), "third"),
+    (re.compile(r"\b(?:last|final|latter)\b(?! (?:name|names|week|time|month|year|night|session|visit)\b)"),
+     "last"),
+    (re.compile(r"\bthe (?:earlier|earliest|sooner|soonest|early|former)\b|\b(?:earlier|earliest|sooner|early) "
+                r"(?:one|time|slot|option)\b|^(?:earliest|soonest)\b"), "earliest"),
+    (re.compile(r"\bthe (?:later|latest|late)\b(?! than\b)|\b(?:later|latest|late) (?:one|time|slot|option)\b|"
+                r"^latest\b"), "latest"),
+)
+_NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|later|earliest|latest)\b")
+_ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
+                  r"do not mind|does not matter|no preference|not fussed|both (?:are|is|would be|sound) "
+                  r"(?:fine|good|ok|great)|whatever|i am easy|you choose|you pick|dealer's choice)\b")
+_NONE = re.compile(r"\b(?:neither|none of (?:them|those|these|the)|no not those)\b")
+_PART_WORDS = {"morning": (time(0), time(12)), "afternoon": (time(12), time(17)), "evening": (time(17), time(23, 59)),
+               "arvo": (time(12), time(17))}
+_RANGE_WORDS = frozenset({"after", "before", "from", "until", "till", "by", "past", "later", "earlier", "than"})
+_NOT_TIME_AFTER = frozenset({"of", "minutes", "mins", "hours", "weeks", "days", "people", "appointments", "times",
+                             "ones", "options", "slots"})
+
+
+@dataclass(frozen=True)
+class Constraints:
+    position: str | None = None          # first, second, third, last, earliest, latest
+    not_position: str | None = None      # "not the first one"
+    times: tuple[ClockTime, ...] = ()
+    days: tuple[tuple[date, date], ...] = ()   # [first, end) ranges
+    practitioner_id: str | None = None
+    location_id: str | None = None
+    service_ids: tuple[str, ...] = ()
+    part: tuple[time, time] | None = None
+    any_is_fine: bool = False
+    none_of_them: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return (self.position is None and self.not_position is None and not self.times and not self.days
+                and self.practitioner_id is None and self.location_id is None and not self.service_ids
+                and self.part is None)
+
+
+def read_constraints(
+    ct: CallerText,
+    now: datetime,
+    region: str,
+    findings: CatalogFindings,
+    inside=None,
+    days: list[DayMention] | None = None,
+    times: list[ClockTime] | None = None,
+) -> Constraints:
+    """`inside(start, end)`: whether a token span counts (default: all).
+    `days`/`times`: the utterance's days and times when already found."""
+    text = ct.text
+    tokens = ct.tokens
+
+    def ok(start: int, end: int) -> bool:
+        return inside is None or inside(start, end)
+
+    position = None
+    for pattern, name in _POSITIONS:
+        for m in pattern.finditer(text):
+            s, e = ct.span(m.start(), m.end())
+            if ok(s, e) and not (s > 0 and tokens[s - 1] == "not") and not \
+                    (s > 1 and tokens[s - 2] == "not" and tokens[s - 1] == "the"):
+                position = name
+                break
+        if position:
+            break
+    m = _NOT_POSITION.search(text)
+    not_position = m.group(1) if m else None
+
+    picked_times: list[ClockTime] = []
+    for clock in (find_times(tokens) if times is None else times):
+        if not ok(clock.start, clock.end):
+            continue
+        before = tokens[clock.start - 1] if clock.start > 0 else ""
+        after = tokens[clock.end] if clock.end < len(tokens) else ""
+        if before in _RANGE_WORDS or after in _NOT_TIME_AFTER:
+            continue
+        picked_times.append(clock)
+
+    found_days = find_days(tokens, now, region) if days is None else days
+    day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index))
+    part = None
+    for k, tok in enumerate(tokens):
+        if tok in _PART_WORDS and ok(k, k + 1):
+            part = _PART_WORDS[tok]
+            break
+
+    def first_of(kind: str) -> str | None:
+        for m in findings.mentions:
+            if m.kind == kind and not m.negated and ok(m.start, m.end):
+                return m.id
+        return None
+
+    services = tuple(dict.fromkeys(m.id for m in findings.mentions
+                                   if m.kind == "service" and not m.negated and ok(m.start, m.end)))
+    return Constraints(
+        position=position,
+        not_position=not_position,
+        times=tuple(picked_times),
+        days=day_ranges,
+        practitioner_id=first_of("practitioner"),
+        location_id=first_of("location"),
+        service_ids=services,
+        part=part,
+        any_is_fine=_ANY.search(text) is not None,
+        none_of_them=_NONE.search(text) is not None,
+    )
+
+
+def filter_by(
+    c: Constraints,
+    starts: list[datetime],
+    practitioners: list[str],
+    locations: list[str],
+    services: list[str],
+) -> list[int] | None:
+    """Indexes (in list order) that fit every constraint that was said;
+    None when a constraint fits none of them (the caller meant something else)."""
+    keep = list(range(len(starts)))
+
+    def narrow(pred) -> bool:
+        nonlocal keep
+        narrowed = [i for i in keep if pred(i)]
+        if not narrowed:
+            return False
+        keep = narrowed
+        return True
+
+    if c.times:
+        if not narrow(lambda i: any(t.matches(starts[i].time()) for t in c.times)):
+            return None
+        # "eight" fits 8:00 and 20:00: a clinic means the usual reading (8am)
+        narrow(lambda i: any(starts[i].time() == t.resolved() for t in c.times))
+    if c.days and not narrow(lambda i: any(a <= starts[i].date() < b for a, b in c.days)):
+        return None
+    if c.practitioner_id and not narrow(lambda i: practitioners[i] == c.practitioner_id):
+        return None
+    if c.location_id and not narrow(lambda i: locations[i] == c.location_id):
+        return None
+    if c.service_ids and not narrow(lambda i: services[i] in c.service_ids):
+        return None
+    if c.part and not narrow(lambda i: c.part[0] <= starts[i].time() < c.part[1]):
+        return None
+    if c.not_position:
+        excluded = _apply_position(c.not_position, keep, starts)
+        if excluded is not None and len(keep) > 1:
+            keep = [i for i in keep if i != excluded]
+    return keep
+
+
+def _apply_position(position: str, keep: list[int], starts: list[datetime]) -> int | None:
+    if not keep:
+        return None
+    if position == "first":
+        return keep[0]
+    if position == "second":
+        return keep[1] if len(keep) >= 2 else None
+    if position == "third":
+        return keep[2] if len(keep) >= 3 else None
+    if position == "last":
+        return keep[-1] if len(keep) >= 2 else None
+    if position == "earliest":
+        return min(keep, key=lambda i: (starts[i], i))
+    if position == "latest":
+        return max(keep, key=lambda i: (starts[i], -i)) if len(keep) >= 2 else None
+    return None
+
+
+def apply_position(c: Constraints, keep: list[int], starts: list[datetime]) -> int | None:
+    return _apply_position(c.position, keep, starts) if c.position else None

@@ -1,0 +1,119 @@
+"""A date of birth in any common spoken or written form.
+
+"fourth of March eighty five", "the 4th of March 1985", "March fourth
+nineteen eighty five", "11/30/1972", "04/03/1985" (day first unless the
+region writes month first), "1985-03-04", "June 2nd, 1979", "2 June 79",
+"twenty first of may two thousand and one", "4 3 85" when asked for it.
+A two-digit year takes the century that puts the date in the past; a date
+of birth is never in the future and never before 1900.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from .calendar_phrases import day_and_month, find_dates, valid_date
+from .normalise import CallerText
+from .spoken_numbers import UNITS, ZERO_WORDS, small_number, year
+
+DOB_MARKER = re.compile(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
+_DIGITS = re.compile(r"^\d{1,4}$")
+
+
+def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
+    for century in (2000, 1900):
+        candidate = valid_date(century + two_digits, month, day)
+        if candidate is not None and candidate <= today:
+            return century + two_digits
+    return None
+
+
+def find_dob(ct: CallerText, today: date, region: str) -> date | None:
+    """The first complete, plausible date of birth in the words."""
+    found = find_dob_span(ct, today, region)
+    return found[0] if found else None
+
+
+def find_dob_span(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+    """The date of birth with the token span it was said in."""
+    for mention in find_dates(ct.tokens, region, dob=True):
+        if mention.month is None or mention.year is None:
+            continue
+        year = mention.year
+        if mention.two_digit_year:
+            year = full_year(year, mention.month, mention.day, today)
+            if year is None:
+                continue
+        born = valid_date(year, mention.month, mention.day)
+        if born is not None and date(1900, 1, 1) <= born <= today:
+            return born, mention.start, mention.end
+    return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region)
+
+
+def _pair(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:
+    """A day or month said digit by digit: "oh four", "zero three", "one two", or "twelve"."""
+    if i >= len(tokens):
+        return None
+    tok = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if tok in ZERO_WORDS and nxt in UNITS and UNITS[nxt] > 0:
+        return UNITS[nxt], i + 2
+    if tok in ("one", "two", "three") and nxt in UNITS:
+        return 10 * UNITS[tok] + UNITS[nxt], i + 2
+    got = small_number(tokens, i)
+    if got is not None and 10 <= got[0] <= 31 and not tokens[i].isdigit():
+        return got
+    return None
+
+
+def _digit_pairs(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+    """ "oh four oh three eighty five", "zero four zero three nineteen eighty five"."""
+    toks = ct.tokens
+    for i in range(len(toks)):
+        first = _pair(toks, i)
+        if first is None:
+            continue
+        second = _pair(toks, first[1])
+        if second is None:
+            continue
+        said = year(toks, second[1], two_digit=True)
+        if said is None:
+            continue
+        pair = day_and_month(first[0], second[0], region)
+        if pair is None:
+            continue
+        day, month = pair
+        value, short, end = said
+        if short:
+            value = full_year(value, month, day, today)
+            if value is None:
+                continue
+        born = valid_date(value, month, day)
+        if born is not None and date(1900, 1, 1) <= born <= today:
+            return born, i, end
+    return None
+
+
+def _spaced_numbers(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+    """ "4 3 85", "04 03 1985": three written numbers in a row."""
+    toks = ct.tokens
+    for i in range(len(toks) - 2):
+        a, b, c = toks[i:i + 3]
+        if not (_DIGITS.match(a) and _DIGITS.match(b) and _DIGITS.match(c)):
+            continue
+        if len(a) > 2 or len(b) > 2 or len(c) not in (2, 4):
+            continue
+        pair = day_and_month(int(a), int(b), region)
+        if pair is None:
+            continue
+        day, month = pair
+        year = int(c)
+        if len(c) == 2:
+            year = full_year(year, month, day, today)
+            if year is None:
+                continue
+        born = valid_date(year, month, day)
+        if born is not None and date(1900, 1, 1) <= born <= today:
+            return born, i, i + 3
+    return None

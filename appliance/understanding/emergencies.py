@@ -1,0 +1,137 @@
+"""Red flags: a medical emergency happening now, or a caller in crisis.
+
+These rules lean towards firing: a missed emergency costs far more than a
+false one. They stay quiet only where the words clearly say otherwise:
+- negation close before the symptom ("no chest pain", "he's not having a
+  seizure", "it's not an emergency");
+- history ("I had a stroke last year", "my chest pain appointment was last
+  week", "a history of seizures"), in the same clause;
+- an appointment about the symptom ("my chest pain follow-up").
+An injury ("I hurt myself at the gym") is not self-harm: self-harm needs
+words of intent ("I want to hurt myself").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .normalise import CallerText
+from .signals import EVIDENCE, Hit, WordPattern, add_hit
+
+_P = "(?:my|his|her|their|the|your)"
+
+_EMERGENCY_HIGH = WordPattern(*(
+    r"\bchest (?:is |feels )?(?:really |so |very |quite |all )?(?:pain|pains|hurting|tight|crushing|tightness|"
+    r"pressure|hurts|killing me)\b|\bclutching (?:his|her|my|their) chest\b",
+    r"\bpains? in " + _P + r" chest\b|\bcrushing (?:chest|pain|feeling)\b|\bheart attack\b",
+    r"\b(?:can not|could not|can barely|unable to|struggling to|hard to|trouble|difficulty|difficult to|"
+    r"not able to) (?:breathe|breathing|catch (?:my|his|her) breath)\b",
+    r"\b(?:not|stopped|is not|isn't|no longer) breathing\b",
+    r"\b(?:really|very|badly|severely|extremely|so|seriously) short of breath\b|\bshort of breath (?:badly|really badly|"
+    r"and)\b|\bgasping (?:for (?:air|breath))?\b|\bchoking\b|\bturning blue\b|\blips (?:are )?(?:blue|turning blue)\b",
+    r"\b(?:having|had|is having|think (?:i am|he is|she is|it is) having) a stroke\b|\bstroke\b",
+    r"\bface (?:is |has |has gone |went |looks |gone |is all )?(?:drooping|droopy|dropped|fallen|lopsided|"
+    r"sagging)\b|\b(?:drooping|droopy|sagging) (?:face|mouth|on one side)\b|\bmouth (?:is )?drooping\b",
+    r"\bslurr(?:ed|ing) (?:speech|words|his words|her words|my words)\b|\bspeech (?:is )?(?:all |really |very |"
+    r"a bit )?slurred\b|"
+    r"\bcan not (?:speak|talk) properly\b",
+    r"\b(?:one side|face|half (?:my|his|her) (?:face|body)) (?:is |has gone |went )?(?:weak|numb|dead|paralysed)\b|"
+    r"\b(?:arm|sudden|one sided) (?:weakness|numbness)\b|\bsuddenly (?:weak|numb)\b|"
+    r"\bcan not (?:move|feel) (?:my|his|her) (?:left|right|one) side\b",
+    r"\bunconscious\b|\bunresponsive\b|\bnot responding\b|\bpassed out\b|\bblacked out\b|"
+    r"\b(?:will not|can not|is not|not) wak(?:e|ing) (?:up|him|her)\b|\bcollapsed\b|\bnot conscious\b",
+    r"\b(?:severe|heavy|serious|major|uncontrolled|a lot of) bleeding\b|\bbleeding (?:heavily|badly|a lot|"
+    r"profusely|everywhere|non stop|that will not stop|and it will not stop|really badly)\b|"
+    r"\b(?:will not|can not|does not) stop bleeding\b|\bbleeding (?:will not|does not|is not going to|can not) "
+    r"stop\b|\blosing (?:a lot of )?blood\b|\bblood everywhere\b",
+    r"\bseizures?\b|\bconvuls\w*\b|\bhaving a fit\b|\b(?:is|he is|she is|they are|i am|started|keeps|been|"
+    r"was) fitting\b(?! (?:me|us|him|her|them|in)\b)",
+    r"\boverdos\w*\b|\btook (?:too many|a lot of|all (?:my|his|her|the)) (?:pills|tablets|meds|medication)\b",
+    r"\banaphyla\w*\b|\bthroat (?:is )?(?:swelling|closing|swollen|tight)\b|\b(?:tongue|lips) (?:is |are )?"
+    r"swelling\b|\bsevere allergic reaction\b|\ballergic reaction\b(?= .*\b(?:breath|throat|swell))",
+    r"\b(?:need|call|send|get) (?:an? )?ambulance\b|\bcall (?:triple zero|000|911|999|112)\b",
+))
+
+_EMERGENCY_MEDIUM = re.compile(
+    r"\b(?:it is|this is|there is|there has been|we have|having|got) an? (?:real |medical )?emergency\b"
+    r"(?! (?:appointment|booking|slot|session|consult))|\bmedical emergency\b|\bemergency\b(?= *$)")
+
+_CRISIS = WordPattern(*(
+    r"\b(?:kill|killing|end|ending|take|taking) (?:myself|my self|my (?:own )?life|it all)\b",
+    r"\bsuicid\w*\b",
+    r"\bself ?harm\w*\b",
+    r"\b(?:want|wanted|wanting|going|planning|plan|thinking about|thinking of|thoughts of|feel like|urge to|"
+    r"tempted to|might|could|will|keep wanting to|scared i will) (?:to )?(?:hurt|hurting|harm|harming|cut|"
+    r"cutting) (?:myself|my self)\b",
+    r"\b(?:harm|harming) (?:myself|my self)\b",
+    r"\b(?:do not|does not|no longer|not) want to (?:be alive|live(?! with)|be here|exist|wake up|go on)\b",
+    r"\b(?:want|wanted|wanting) to die\b|\bbetter off dead\b|\bbetter off without me\b",
+    r"\b(?:no|not any) (?:reason|point) (?:to|in) (?:live|living|go on|going on)\b|\bnot worth living\b",
+))
+
+_HISTORY = re.compile(
+    r"\b(?:last (?:week|month|year|time|monday|tuesday|wednesday|thursday|friday|saturday|sunday|summer|winter|"
+    r"spring|autumn)|(?:days|weeks|months|years|a year|a month|a week|a while|ages|long time) ago|history of|"
+    r"used to|in the past|previously|back in|years back|when i was|had one before)\b")
+_ABOUT_APPOINTMENT = re.compile(
+    r" (?:appointment|appt|review|follow up|check up|checkup|clinic|specialist|rehab|rehabilitation|recovery|"
+    r"program|programme|treatment|management|assessment|scan|test|results|physio)\b")
+_NOT_EMERGENCY = re.compile(
+    r"\b(?:not|no|nothing) (?:an? |like an? )?(?:real |actual |medical |big )?emergency\b|"
+    r"\bnot (?:that |really |too )?(?:urgent|serious)\b|\bdo not think (?:it is|this is) (?:an? )?"
+    r"(?:emergency|urgent|serious)\b|\bnon emergency\b")
+_SPLITTERS = frozenset({"and", "but", "so", "now", "then", "although", "though"})
+_NEG_NEAR = frozenset({"not", "never", "without", "denies", "denied", "nor"})
+_NO_BETWEEN = frozenset({"more", "real", "actual", "major", "bad", "severe", "signs", "sign", "of", "any"})
+
+
+def _subclause(ct: CallerText, index: int) -> tuple[int, int]:
+    start, end = ct.clause_of(index)
+    s = index
+    while s > start and ct.tokens[s - 1] not in _SPLITTERS:
+        s -= 1
+    e = index + 1
+    while e < end and ct.tokens[e] not in _SPLITTERS:
+        e += 1
+    return s, e
+
+
+def _negated(ct: CallerText, first: int) -> bool:
+    start = ct.clause_of(first)[0]
+    before = ct.tokens[max(start, first - 3):first]
+    if any(t in _NEG_NEAR for t in before):
+        return True
+    # "no chest pain", "no more seizures", "no signs of a stroke"
+    k = first - 1
+    while k >= start and ct.tokens[k] in _NO_BETWEEN:
+        k -= 1
+    return k >= start and ct.tokens[k] in ("no", "free", "denies")
+
+
+def _historical(ct: CallerText, first: int, last: int) -> bool:
+    s, e = _subclause(ct, first)
+    clause = " ".join(ct.tokens[s:e])
+    if _HISTORY.search(clause):
+        return True
+    after = " " + " ".join(ct.tokens[last:min(len(ct.tokens), last + 2)])
+    return _ABOUT_APPOINTMENT.match(after) is not None
+
+
+def find_red_flags(ct: CallerText, hits: dict[str, Hit]) -> None:
+    text = ct.text
+    for m in (_EMERGENCY_HIGH.finditer(text) if _EMERGENCY_HIGH.could_match(ct) else ()):
+        first, last = ct.span(m.start(), m.end())
+        if _negated(ct, first) or _historical(ct, first, last):
+            continue
+        add_hit(hits, "emergency", "high", m.start(), EVIDENCE["emergency"])
+        break
+    if "emergency" not in hits and not _NOT_EMERGENCY.search(text):
+        m = _EMERGENCY_MEDIUM.search(text)
+        if m and not _negated(ct, ct.span(m.start(), m.end())[0]):
+            add_hit(hits, "emergency", "medium", m.start(), EVIDENCE["emergency"])
+    for m in (_CRISIS.finditer(text) if _CRISIS.could_match(ct) else ()):
+        first, _ = ct.span(m.start(), m.end())
+        if _negated(ct, first):
+            continue
+        add_hit(hits, "crisis", "high", m.start(), EVIDENCE["crisis"])
+        break

@@ -1,0 +1,419 @@
+"""A caller's name, and any letters they spell.
+
+A name is taken from explicit words anywhere ("my name is", "my last name
+is", "surname's", "first name", "this is Jon Smyth", "Sarah Johnson
+speaking", "I'm Sarah" where that is clearly a name), and from the bare
+words only when the agent asked for a name (full_name, first_name,
+last_name, spelling). Ordinary words ("yes", "um", "appointment",
+"tomorrow", a service or place) never become a name. Middle names are
+dropped; "Johnson, Sarah" puts the surname first. Letters ("S M Y T H",
+"S-M-Y-T-H", "s as in sugar", "double t") are returned upper case, and
+correct the name word they spell.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
+from .normalise import CallerText
+from .utterance import PersonName
+
+NAME_WAITS = frozenset({"full_name", "first_name", "last_name", "spelling"})
+
+_LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "aitch": "h", "haitch": "h",
+                 "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
+                 "queue": "q", "ar": "r", "ess": "s", "tee": "t", "vee": "v", "ex": "x", "wye": "y", "zed": "z",
+                 "zee": "z"}
+_NAME_TOKEN = re.compile(r"^[a-z][a-z']*[a-z]$")
+_NOT_NAME_SUFFIX = re.compile(r"(?:ing|ly|ous|ful|able|ible|ive|ness|ment|ated|ted|sed|red|ied|ped|ked)$")
+
+_FIRST_MARKER = re.compile(r"\b(?:first|given|christian|fore) ?name(?: is| it is| would be| should be)?\b")
+_LAST_MARKER = re.compile(r"\b(?:last|family|second) name(?: is| it is| would be| should be)?\b|"
+                          r"\bsurname(?: is| it is| would be| should be)?\b")
+_FULL_MARKER = re.compile(r"\b(?:my|his|her|their|the patient's|the|patient's) (?:full )?name(?: is| it is| would be| "
+                          r"should be|s)?\b|\bname is\b|\bthe name\b|\bunder the name(?: of)?\b|\bput (?:it|me) "
+                          r"(?:down )?(?:under|as)\b")
+_RESTATED = re.compile(r"\b(?:it is|it should be|should be|change it to|it is actually|it is spelt|not \w+ it is)\b")
+_WEAK_MARKER = re.compile(r"\b(?:this is|i am|it is|here is)\b")
+_AFTER_WEAK_NAME = frozenset({"and", "calling", "here", "speaking", "from", "i", "ringing", "phoning", "just",
+                              "again", "with", "please", "thanks", "thank", "my", "returning"})
+_BARE_SKIP = frozenset({"mr", "mrs", "ms", "miss", "dr", "doctor", "yes", "yeah", "yep", "yup", "sure", "ok", "so", "well", "hi", "hello", "hey", "oh", "right",
+                        "sorry", "actually", "it", "is", "this", "that", "i", "am", "my", "name", "the", "full",
+                        "would", "be", "yea", "ya", "no", "mhm", "its", "of", "course", "um"})
+_BEFORE_LATER_NAME = frozenset({"for", "under", "is", "name", "called", "named", "as"})
+_TRAILING_POLITE = frozenset({"please", "thanks", "thank", "you", "here", "speaking", "calling", "that", "is", "it",
+                              "right", "mate"})
+_SPEAKING = frozenset({"speaking", "here"})
+_INTRODUCING = frozenset({"calling", "speaking", "here", "ringing", "phoning", "from"})
+_GREETINGS = frozenset({"hi", "hello", "hey", "morning", "afternoon", "evening", "yes", "yeah", "oh", "g'day", "gday"})
+
+
+def _greeted(ct: CallerText, char_start: int) -> bool:
+    """ "Hi, I'm Sarah": an introduction straight after a greeting."""
+    k = ct.token_index(char_start)
+    return k > 0 and ct.tokens[k - 1] in _GREETINGS and (k - 1 == 0 or k - 1 in ct.clause_starts)
+
+
+_LEAD_BEFORE_SPEAKING = frozenset({"hi", "hello", "hey", "it", "is", "yes", "yeah", "oh", "yep"})
+
+
+@dataclass(frozen=True)
+class Spelled:
+    letters: str
+    start: int
+    end: int
+
+
+_SPELL_MARKS = {"apostrophe": "'", "hyphen": "-", "dash": "-"}
+_SPELL_SKIP = frozenset({"capital", "capitals", "big", "small", "lowercase", "uppercase", "upper", "lower", "then",
+                         "and"})
+_EXPLAINED_LETTER = frozenset({"with", "starts", "starting", "beginning", "begins"})
+
+
+def _letter(tokens: tuple[str, ...], i: int) -> tuple[str, int] | None:
+    """One spelled letter at token i ("s", "double t"): (letters, next index)."""
+    tok = tokens[i]
+    if len(tok) == 1 and tok.isalpha():
+        return tok, i + 1
+    if tok == "double" and i + 1 < len(tokens):
+        nxt = tokens[i + 1]
+        if nxt in ("u", "you"):
+            return "w", i + 2
+        if len(nxt) == 1 and nxt.isalpha():
+            return nxt * 2, i + 2
+        if nxt in _LETTER_WORDS:
+            return _LETTER_WORDS[nxt] * 2, i + 2
+    return None
+
+
+def _groups(ct: CallerText) -> list[tuple[str, int, int, int]]:
+    """Letters between pauses: (letters, start, end, single letters said)."""
+    tokens = ct.tokens
+    n = len(tokens)
+    groups: list[tuple[str, int, int, int]] = []
+    i = 0
+    while i < n:
+        # "Kris with a K": the letter explains the word, it is not a spelling
+        if tokens[i] in _EXPLAINED_LETTER and i + 2 < n and tokens[i + 1] in ("a", "an") \
+                and len(tokens[i + 2]) == 1:
+            i += 3
+            continue
+        start = i
+        letters = ""
+        singles = 0
+        while i < n:
+            if i > start and i in ct.clause_starts:
+                break
+            got = _letter(tokens, i)
+            tok = tokens[i]
+            if got is not None:
+                letters += got[0]
+                singles += 1
+                i = got[1]
+            elif letters and tok in _LETTER_WORDS:
+                letters += _LETTER_WORDS[tok]
+                i += 1
+            elif tok in _SPELL_MARKS and (letters or (i + 1 < n and len(tokens[i + 1]) == 1)):
+                letters += _SPELL_MARKS[tok]
+                i += 1
+            elif tok in _SPELL_SKIP and i + 1 < n and _letter(tokens, i + 1) is not None \
+                    and (letters or tok != "and"):
+                i += 1
+            elif letters and tok in ("as", "for") and i + 1 < n:
+                # "s as in sugar", "s for sugar"
+                j = i + 2 if tokens[i:i + 2] == ("as", "in") else i + 1
+                if j < n and len(tokens[j]) > 1 and tokens[j][0] == letters[-1]:
+                    i = j + 1
+                else:
+                    break
+            else:
+                break
+        if letters.strip("'-"):
+            groups.append((letters, start, i, singles))
+        if i == start:
+            i += 1
+    return groups
+
+
+def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
+    """Runs of spelled letters. Three letters make a run anywhere; two only
+    when the agent asked for a name or its spelling. Letters said in groups
+    ("M A C, capital L, E O D") join up when a group is a single letter;
+    two longer groups ("A R O H A, N G A T A") stay two runs."""
+    merged: list[list] = []
+    for letters, start, end, singles in _groups(ct):
+        if merged:
+            prev = merged[-1]
+            if prev[2] == start and (prev[4] == 1 or singles == 1 or letters[:1] in "'-" or prev[0][-1:] in "'-"):
+                prev[0] += letters
+                prev[2] = end
+                prev[3] += singles
+                prev[4] = singles
+                continue
+        merged.append([letters, start, end, singles, singles])
+    runs: list[Spelled] = []
+    for letters, start, end, singles, _last in merged:
+        enough = singles >= 3 or (singles >= 2 and name_asked)
+        bare = letters.replace("'", "").replace("-", "")
+        if enough and len(bare) >= 2 and not set(bare) <= {"a", "i"}:
+            runs.append(Spelled(letters.upper(), start, end))
+    return runs
+
+
+def title_case(word: str) -> str:
+    def cap(piece: str) -> str:
+        if piece.startswith("mc") and len(piece) > 2:
+            return "Mc" + piece[2:].capitalize()
+        return piece.capitalize()
+
+    return "-".join("'".join(cap(p) for p in part.split("'")) for part in word.split("-"))
+
+
+def _name_like(tok: str, blocked: frozenset[str]) -> bool:
+    return bool(_NAME_TOKEN.match(tok)) and (tok not in STOP_WORDS or tok in NAME_WORDS) and tok not in blocked
+
+
+def _ambiguous(tok: str) -> bool:
+    return tok in STOP_WORDS or tok in NAME_WORDS or tok in NAME_PARTICLES
+
+
+@dataclass(frozen=True)
+class _Run:
+    parts: tuple[str, ...]     # name parts (hyphenated parts joined), in order
+    start: int
+    end: int
+    ambiguous: bool            # every word is also an ordinary word
+
+
+_TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "sir", "madam", "master"})
+
+
+def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -> _Run | None:
+    """The name words starting at token i (same clause); a title ("Mrs",
+    "Dr") before them is skipped."""
+    tokens = ct.tokens
+    n = len(tokens)
+    while i < n - 1 and tokens[i] in _TITLES and i + 1 not in ct.clause_starts:
+        i += 1
+    parts: list[str] = []
+    words: list[str] = []
+    j = i
+    while j < n and len(parts) < limit:
+        if j > i and j in ct.clause_starts:
+            break
+        tok = tokens[j]
+        if j > i and j in ct.hyphen_joined and parts and _NAME_TOKEN.match(tok):
+            parts[-1] += "-" + tok
+            words.append(tok)
+            j += 1
+            continue
+        if parts and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
+                and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked):
+            if len(tok) == 1 and tok.isalpha():
+                j += 1  # a middle initial: "Sarah J Johnson"
+                continue
+            parts.append(tok)
+            words.append(tok)
+            j += 1
+            continue
+        if not _name_like(tok, blocked):
+            break
+        if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS:
+            break
+        parts.append(tok)
+        words.append(tok)
+        j += 1
+    if not parts:
+        return None
+    return _Run(tuple(parts), i, j, all(_ambiguous(w) for w in words))
+
+
+def _person(parts: tuple[str, ...], single: str) -> PersonName:
+    if len(parts) == 1:
+        word = title_case(parts[0])
+        return PersonName(first=word, last=None) if single == "first" else PersonName(first=None, last=word)
+    first = title_case(parts[0])
+    rest = parts[1:]
+    particle = next((k for k, p in enumerate(rest) if p in NAME_PARTICLES), None)
+    if particle is not None and particle < len(rest) - 1:
+        last = " ".join(title_case(p) for p in rest[particle:])
+    else:
+        last = title_case(rest[-1])
+    return PersonName(first=first, last=last)
+
+
+def _merge(a: PersonName | None, b: PersonName | None) -> PersonName | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return PersonName(first=a.first or b.first, last=a.last or b.last)
+
+
+def _single_part(waiting_for: str) -> str:
+    return "last" if waiting_for == "last_name" else "first"
+
+
+def _clause_end_after(ct: CallerText, run: _Run) -> bool:
+    return run.end >= len(ct.tokens) or run.end in ct.clause_starts or ct.tokens[run.end] in _AFTER_WEAK_NAME
+
+
+def find_name(
+    ct: CallerText,
+    waiting_for: str,
+    spelled: list[Spelled],
+    blocked: frozenset[str] = frozenset(),
+) -> PersonName | None:
+    """`blocked`: words of the clinic's services and places, never a name."""
+    text = ct.text
+    found: PersonName | None = None
+
+    for marker, part in ((_FIRST_MARKER, "first"), (_LAST_MARKER, "last")):
+        for m in marker.finditer(text):
+            at = _token_after(ct, m.end())
+            run = _read_run(ct, at, blocked, limit=3 if part == "last" else 1)
+            if run is None:
+                # "the first name is wrong, it's Kris": the name comes a few words on
+                later = _RESTATED.search(text, m.end(), m.end() + 40)
+                if later is not None:
+                    run = _read_run(ct, _token_after(ct, later.end()), blocked, limit=3 if part == "last" else 1)
+            if run is None:
+                spelled_here = next((s for s in spelled if s.start == at), None)
+                if spelled_here is not None:
+                    found = _merge(found, _person((spelled_here.letters.lower(),), part))
+                continue
+            word = " ".join(title_case(p) for p in run.parts)
+            found = _merge(found, PersonName(first=word, last=None) if part == "first"
+                           else PersonName(first=None, last=word))
+    if found is not None:
+        return _respell(found, ct, spelled)
+
+    for m in _FULL_MARKER.finditer(text):
+        at = _token_after(ct, m.end())
+        run = _read_run(ct, at, blocked)
+        if run is not None:
+            return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+
+    for m in _WEAK_MARKER.finditer(text):
+        at = _token_after(ct, m.end())
+        run = _read_run(ct, at, blocked)
+        if run is None or run.ambiguous:
+            continue
+        phrase = m.group(0)
+        if phrase == "it is" and waiting_for not in NAME_WAITS and len(run.parts) < 2:
+            continue
+        if not _clause_end_after(ct, run):
+            continue
+        if phrase == "i am" and len(run.parts) < 2 and waiting_for not in NAME_WAITS and not _greeted(ct, m.start()) \
+                and run.end < len(ct.tokens) and ct.tokens[run.end] not in _INTRODUCING:
+            continue  # "I'm outside", "I'm Sarah calling": only the second is surely a name
+        return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+
+    for k, tok in enumerate(ct.tokens):
+        if tok in _SPEAKING and k > 0:
+            s = k
+            while s > 0 and _name_like(ct.tokens[s - 1], blocked) and s not in ct.clause_starts:
+                s -= 1
+            lead_ok = s in ct.clause_starts or ct.tokens[s - 1] in _LEAD_BEFORE_SPEAKING
+            run = _read_run(ct, s, blocked) if s < k else None
+            if run is not None and run.end == k and lead_ok and not run.ambiguous:
+                return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+
+    if waiting_for in NAME_WAITS:
+        return _bare_name(ct, waiting_for, spelled, blocked)
+    return None
+
+
+def _token_after(ct: CallerText, char_end: int) -> int:
+    for k, off in enumerate(ct.offsets):
+        if off >= char_end:
+            return k
+    return len(ct.tokens)
+
+
+def _bare_name(ct: CallerText, waiting_for: str, spelled: list[Spelled], blocked: frozenset[str]) -> PersonName | None:
+    tokens = ct.tokens
+    n = len(tokens)
+    i = 0
+    while i < n and tokens[i] in _BARE_SKIP:
+        i += 1
+    run = _read_run(ct, i, blocked) if i < n else None
+    if run is None and waiting_for in ("full_name", "spelling"):
+        # "booking for Sarah Johnson", "it's under Sarah Johnson": a clear full name further on
+        for k in range(i + 1, n):
+            if tokens[k - 1] not in _BEFORE_LATER_NAME and k not in ct.clause_starts:
+                continue
+            later = _read_run(ct, k, blocked)
+            if later is not None and len(later.parts) >= 2 and not later.ambiguous:
+                return _respell(_person(later.parts, "first"), ct, spelled)
+    if run is None:
+        if spelled:
+            return _from_letters(spelled, waiting_for)
+        return None
+    rest = [t for t in tokens[run.end:] if t not in _TRAILING_POLITE]
+    whole = not rest
+    # "Johnson, Sarah": surname, then the first name after a pause.
+    if len(run.parts) == 1 and run.end < n and run.end in ct.clause_starts and waiting_for == "full_name":
+        second = _read_run(ct, run.end, blocked)
+        if second is not None and len(second.parts) == 1 and not any(s.start == run.end for s in spelled):
+            after = [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]
+            if not after and not (run.ambiguous and second.ambiguous):
+                return PersonName(first=title_case(second.parts[0]), last=title_case(run.parts[0]))
+    if run.ambiguous and not whole:
+        return _from_letters(spelled, waiting_for) if spelled else None
+    if waiting_for == "spelling" and len(run.parts) == 1:
+        return None  # one word spelled: the engine knows which part it asked to have spelled
+    single = _single_part(waiting_for)
+    if len(run.parts) == 1 and waiting_for == "full_name" and spelled and _spells(spelled[0].letters, run.parts[0]):
+        single = "last"  # "Smyth, S M Y T H": people spell their surname
+    return _respell(_person(run.parts, single), ct, spelled)
+
+
+def _from_letters(spelled: list[Spelled], waiting_for: str) -> PersonName | None:
+    """A name from letters alone: the part asked for; with two runs, first
+    and last; one run while asked to spell (which part is the engine's to
+    know) gives no name, only `spelled`."""
+    if waiting_for == "first_name":
+        return PersonName(first=title_case(spelled[0].letters.lower()), last=None)
+    if waiting_for == "last_name":
+        return PersonName(first=None, last=title_case(spelled[-1].letters.lower()))
+    if len(spelled) >= 2:
+        return PersonName(first=title_case(spelled[0].letters.lower()), last=title_case(spelled[-1].letters.lower()))
+    if waiting_for == "full_name":
+        return PersonName(first=None, last=title_case(spelled[0].letters.lower()))
+    return None
+
+
+def _spells(letters: str, word: str) -> bool:
+    letters, word = letters.lower(), word.replace("-", "").replace("'", "")
+    if letters == word:
+        return True
+    return letters[:1] == word[:1] and fuzz.ratio(letters, word) >= 60
+
+
+def _respell(name: PersonName, ct: CallerText, spelled: list[Spelled]) -> PersonName:
+    """Letters the caller spelled win over the recogniser's guess at the word;
+    a name written with inner capitals ("MacLeod", "DeAngelo") keeps them."""
+    first, last = name.first, name.last
+    for s in spelled:
+        if last and _spells(s.letters, last.lower()):
+            last = title_case(s.letters.lower())
+        elif first and _spells(s.letters, first.lower()):
+            first = title_case(s.letters.lower())
+    return PersonName(first=_as_written(first, ct.raw), last=_as_written(last, ct.raw))
+
+
+def _as_written(word: str | None, raw: str) -> str | None:
+    if word is None or " " in word or raw.islower() or raw.isupper():
+        return word
+    m = re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", raw, re.IGNORECASE)
+    if m is None:
+        return word
+    said = m.group(0)
+    if said[:1].isupper() and not said.isupper() and said[1:] != said[1:].lower():
+        return said
+    return word

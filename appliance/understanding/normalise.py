@@ -1,0 +1,200 @@
+"""Turn one transcribed caller line into the plain word stream every rule reads.
+
+Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
+"don't" or "dont". Everything downstream matches against one form:
+
+- lower case, single spaces, no punctuation inside the word stream;
+- contractions expanded ("don't" -> "do not", "it's" -> "it is");
+- hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm";
+- numbers kept as written ("9:30", "26th", "04/03/1985", "0412-345-678");
+- "2pm" -> "2 pm", "o'clock" -> "oclock", possessive "tuesday's" -> "tuesday 's";
+- where the caller paused (a comma, full stop, question mark) the next word is
+  remembered as the start of a clause, so rules can keep negation and
+  "Johnson, Sarah" apart from the words around them;
+- where a hyphen joined two words ("Smith-Jones") the second word is remembered
+  as hyphen-joined, so names can be rebuilt.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u201c": " ", "\u201d": " ", '"': " "})
+
+_BREAK = "\x00"
+_HYPHEN_JOIN = "\x05"
+
+_MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
+_OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
+_BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
+_DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
+_TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
+_PLUS_DIGIT = re.compile(r"\+\s?(?=\d)")
+_DIGIT_SEP = re.compile(r"(?<=\d)([:/.\-])(?=\d)")
+_WORD_HYPHEN = re.compile(r"(?<=[a-z]{2})-(?=[a-z]{2})")
+_CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026]+|\s-+\s|--+")
+_HAS_DIGIT = re.compile(r"\d")
+_OTHER = re.compile(r"[^a-z0-9'\x00-\x05 ]+")
+
+_PROTECT = {":": "\x01", "/": "\x02", ".": "\x03", "-": "\x04"}
+_RESTORE = str.maketrans({"\x01": ":", "\x02": "/", "\x03": ".", "\x04": "-"})
+
+FILLERS = frozenset({"um", "umm", "ummm", "uh", "uhh", "uhm", "erm", "er", "err", "ah", "ahh", "hmm", "hm", "mmm", "mm"})
+
+# Whole-token contractions, with or without the apostrophe (speech-to-text
+# engines often drop it). Ambiguous bare forms ("ill", "were", "well") are left alone.
+_CONTRACTIONS: dict[str, tuple[str, ...]] = {
+    "can't": ("can", "not"), "cant": ("can", "not"), "cannot": ("can", "not"),
+    "won't": ("will", "not"), "wont": ("will", "not"), "shan't": ("shall", "not"),
+    "ain't": ("is", "not"), "aint": ("is", "not"),
+    "i'm": ("i", "am"), "im": ("i", "am"), "i've": ("i", "have"), "ive": ("i", "have"),
+    "i'd": ("i", "would"), "id": ("i", "would"), "i'll": ("i", "will"),
+    "dont": ("do", "not"), "doesnt": ("does", "not"), "didnt": ("did", "not"),
+    "isnt": ("is", "not"), "arent": ("are", "not"), "wasnt": ("was", "not"),
+    "werent": ("were", "not"), "havent": ("have", "not"), "hasnt": ("has", "not"),
+    "hadnt": ("had", "not"), "couldnt": ("could", "not"), "shouldnt": ("should", "not"),
+    "wouldnt": ("would", "not"), "mustnt": ("must", "not"),
+    "thats": ("that", "is"), "whats": ("what", "is"), "wheres": ("where", "is"),
+    "whens": ("when", "is"), "hows": ("how", "is"), "whos": ("who", "is"),
+    "theres": ("there", "is"), "heres": ("here", "is"), "its": ("it", "is"),
+    "hes": ("he", "is"), "shes": ("she", "is"), "youre": ("you", "are"),
+    "theyre": ("they", "are"), "gonna": ("going", "to"), "wanna": ("want", "to"),
+    "gotta": ("got", "to"), "gimme": ("give", "me"), "lemme": ("let", "me"),
+    "let's": ("let", "us"), "y'all": ("you",), "ok": ("ok",), "okay": ("ok",),
+    "alright": ("all", "right"), "tmrw": ("tomorrow",), "tmr": ("tomorrow",),
+    "appt": ("appointment",), "appts": ("appointments",),
+}
+# "<word>'s" that is a contraction of "is"; any other "'s" is a possessive.
+_IS_BEFORE = frozenset({
+    "it", "that", "what", "where", "when", "how", "who", "there", "here", "he", "she",
+    "name", "number", "surname", "everything", "nothing", "this", "mine", "which",
+})
+_SUFFIXES = (("n't", ("not",)), ("'re", ("are",)), ("'ve", ("have",)), ("'ll", ("will",)),
+             ("'d", ("would",)), ("'m", ("am",)))
+
+
+@dataclass(frozen=True)
+class CallerText:
+    raw: str
+    text: str                       # tokens joined by single spaces
+    tokens: tuple[str, ...]
+    clause_starts: frozenset[int]   # token indexes that begin a clause (0 always)
+    hyphen_joined: frozenset[int]   # token indexes joined to the previous by a hyphen
+    offsets: tuple[int, ...]        # character offset of each token in `text`
+    clauses: tuple[tuple[int, int], ...] = ()  # per token: the span of its clause
+    keys: frozenset[str] = frozenset()  # word starts ("boo"), words ("book "), word pairs ("book a "): for skipping rules
+
+    def token_index(self, char_pos: int) -> int:
+        """The index of the token that contains (or starts after) `char_pos`."""
+        return max(0, bisect_right(self.offsets, char_pos) - 1)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Token span [first, last+1) covering the character span [start, end)."""
+        first = bisect_right(self.offsets, start) - 1
+        last = bisect_right(self.offsets, max(start, end - 1)) - 1
+        return max(0, first), max(0, last) + 1
+
+    def clause_of(self, index: int) -> tuple[int, int]:
+        """Token span of the clause containing token `index`."""
+        if 0 <= index < len(self.clauses):
+            return self.clauses[index]
+        return (0, len(self.tokens))
+
+
+def _expand(token: str) -> tuple[str, ...]:
+    if token in _CONTRACTIONS:
+        return _CONTRACTIONS[token]
+    if "'" not in token:
+        return (token,)
+    token = token.strip("'")
+    if not token:
+        return ()
+    if token in _CONTRACTIONS:
+        return _CONTRACTIONS[token]
+    if token.endswith("'s"):
+        base = token[:-2]
+        if base in _IS_BEFORE:
+            return (base, "is")
+        return (base, "'s") if base else ()
+    if token.endswith("s'") and len(token) > 2:  # plural possessive: "the kids'"
+        return (token[:-1],)
+    for suffix, words in _SUFFIXES:
+        if token.endswith(suffix) and len(token) > len(suffix):
+            base = token[: -len(suffix)]
+            if suffix == "n't":
+                base = {"ca": "can", "wo": "will", "sha": "shall"}.get(base, base)
+            return (base, *words)
+    return (token,)
+
+
+def normalise(raw: str) -> CallerText:
+    t = raw.lower().translate(_QUOTES)
+    has_digit = _HAS_DIGIT.search(t) is not None
+    if "h" in t or "mm" in t:
+        t = _BACKCHANNEL.sub(" mhm ", t)
+    if "." in t:
+        t = _MERIDIEM.sub(r" \1m ", t)
+        t = _TITLE_DOT.sub(r"\1 ", t)
+    if "clock" in t:
+        t = _OCLOCK.sub(" oclock ", t)
+    if has_digit:
+        t = _DIGIT_MERIDIEM.sub(r"\1 \2", t)
+        if "+" in t:
+            t = _PLUS_DIGIT.sub(" plus ", t)
+        t = _DIGIT_SEP.sub(lambda m: _PROTECT[m.group(1)], t)
+    if "&" in t:
+        t = t.replace("&", " and ")
+    if "-" in t:
+        t = _WORD_HYPHEN.sub(_HYPHEN_JOIN, t)
+    t = _CLAUSE_PUNCT.sub(f" {_BREAK} ", t)
+    t = t.replace("-", " ").replace("/", " ")
+    t = _OTHER.sub(" ", t).translate(_RESTORE)
+
+    tokens: list[str] = []
+    clause_starts = {0}
+    hyphen_joined: set[int] = set()
+    pending_break = False
+    for chunk in t.split():
+        if chunk == _BREAK:
+            pending_break = True
+            continue
+        parts = chunk.split(_HYPHEN_JOIN)
+        for p, part in enumerate(parts):
+            for word in _expand(part):
+                if not word or word in FILLERS:
+                    continue
+                if pending_break and tokens:
+                    clause_starts.add(len(tokens))
+                pending_break = False
+                if p > 0 and word == _expand(part)[0]:
+                    hyphen_joined.add(len(tokens))
+                tokens.append(word)
+    offsets = []
+    pos = 0
+    for word in tokens:
+        offsets.append(pos)
+        pos += len(word) + 1
+    starts = sorted(i for i in clause_starts if i < max(1, len(tokens)))
+    clauses: list[tuple[int, int]] = []
+    for k, first in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(tokens)
+        clauses.extend([(first, end)] * (end - first))
+    return CallerText(
+        raw=raw,
+        text=" ".join(tokens),
+        tokens=tuple(tokens),
+        clause_starts=frozenset(starts),
+        hyphen_joined=frozenset(hyphen_joined),
+        offsets=tuple(offsets),
+        clauses=tuple(clauses),
+        keys=_keys(tokens),
+    )
+
+
+def _keys(tokens: list[str]) -> frozenset[str]:
+    keys = {word[:n] for word in set(tokens) for n in range(1, len(word) + 1)}
+    keys.update(word + " " for word in tokens)
+    keys.update(f"{a} {b} " for a, b in zip(tokens, tokens[1:]))
+    return frozenset(keys)

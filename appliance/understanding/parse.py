@@ -1,0 +1,127 @@
+"""The entry point: one caller utterance in, every fact it carries out.
+
+Everything present is extracted at once (a caller who says "book me a flu
+shot Friday at Eastside" gets intent, service, window and location), subject
+to what the agent was waiting for:
+- a bare name only when a name was asked for; a marked one ("my name is") always;
+- a date of birth when asked for, or marked ("born", "date of birth"), or in a correction;
+- a phone number when asked for, or marked ("my number is", "call me on"), or in a correction;
+- no time window while a date of birth, phone number, name or spelling was asked for,
+  none from words that describe an existing appointment ("my appointment tomorrow"),
+  and none from a yes that repeats the read-back ("yes, Thursday is fine");
+- slot picks only among offered slots, booking picks only among the caller's bookings.
+"""
+
+from __future__ import annotations
+
+from .appointment_references import covered, reference_spans
+from .booking_picks import mentions_every_booking, pick_bookings
+from .calendar_phrases import find_days
+from .clock_times import find_times
+from .catalog_match import catalog_index, find_catalog
+from .choice_constraints import read_constraints
+from .dates_of_birth import DOB_MARKER, find_dob_span
+from .intents import detect_intents
+from .names import NAME_WAITS, find_name, find_spelled
+from .normalise import normalise
+from .phones import PHONE_MARKER, find_phone
+from .slot_picks import pick_slot
+from .time_windows import NO_WINDOW_WAITS, find_window
+from .utterance import ListenContext, Utterance
+
+_EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
+_TARGET_WORDS = frozenset({"to", "until", "till", "into"})
+
+
+def understand(text: str, context: ListenContext) -> Utterance:
+    ct = normalise(text or "")
+    if not ct.tokens:
+        return Utterance(text=text, intents=())
+    waiting = context.waiting_for
+    today = context.now.date()
+
+    findings = find_catalog(ct, context.catalog, waiting)
+    service_positions = tuple(m.start for m in findings.mentions if m.kind == "service" and not m.negated)
+    practitioner_positions = tuple(m.start for m in findings.mentions if m.kind == "practitioner" and not m.negated)
+    intents = detect_intents(ct, waiting, service_positions, practitioner_positions)
+    names = {s.name for s in intents}
+    correcting = "correction" in names
+
+    # names and spelling
+    name_asked = waiting in NAME_WAITS
+    spelled_runs = find_spelled(ct, name_asked)
+    name = find_name(ct, waiting, spelled_runs, catalog_index(context.catalog).place_and_service_words)
+    # letters count as a spelling where a name is in play: asked for, said, or being corrected
+    spelled = None
+    if spelled_runs and (name_asked or name is not None or waiting == "confirm" or names & {"correction", "no"}):
+        spelled = " ".join(s.letters for s in spelled_runs)
+
+    # date of birth
+    dob = None
+    dob_span: list[tuple[int, int]] = []
+    if waiting == "dob" or correcting or DOB_MARKER.search(ct.text):
+        found = find_dob_span(ct, today, context.region)
+        if found is not None:
+            dob, start, end = found
+            dob_span = [(start, end)]
+
+    # phone number
+    phone = None
+    if waiting == "phone" or correcting:
+        phone = find_phone(ct, context.region)
+    else:
+        m = PHONE_MARKER.search(ct.text)
+        if m:
+            phone = find_phone(ct, context.region, after_char=m.start())
+
+    # words about an existing appointment
+    definite = waiting == "booking_choice" or bool(names & _EXISTING)
+    spans = reference_spans(ct, definite, findings.spans("service"))
+    if waiting == "booking_choice":
+        target = next((k for k, t in enumerate(ct.tokens) if t in _TARGET_WORDS and k > 0), len(ct.tokens))
+        spans = [*spans, (0, target)]
+
+    # days and times, found once for picks and windows
+    days = find_days(ct.tokens, context.now, context.region) if waiting not in NO_WINDOW_WAITS else []
+    times = find_times(ct.tokens) if context.offered_slots or context.bookings else []
+
+    # slot picks
+    slot_pick = None
+    if context.offered_slots and waiting not in NO_WINDOW_WAITS and waiting != "booking_choice":
+        constraints = read_constraints(ct, context.now, context.region, findings, None, days, times)
+        slot_pick = pick_slot(constraints, context.offered_slots)
+
+    # booking picks
+    booking_picks: tuple[int, ...] = ()
+    if context.bookings and waiting not in NO_WINDOW_WAITS and (waiting == "booking_choice" or spans
+                                                                 or mentions_every_booking(ct)):
+        inside = None if waiting == "booking_choice" else (lambda s, e: covered(spans, s, e))
+        constraints = read_constraints(ct, context.now, context.region, findings, inside, days, times)
+        plural_named = any(m.kind == "service" and ct.tokens[m.end - 1].endswith("s")
+                           and not ct.tokens[m.end - 1].endswith("ss") for m in findings.mentions)
+        booking_picks = pick_bookings(ct, constraints, context.bookings, plural_named)
+
+    # time window: not from words that picked an offered slot, nor from a plain
+    # yes that repeats what was read back ("yes, Thursday is fine")
+    window = None
+    agreeing = waiting == "confirm" and "yes" in names and not names & {"no", "correction"}
+    if not (slot_pick is not None and waiting == "slot_choice") and not agreeing:
+        window = find_window(
+            ct, context.now, context.region, waiting, spans + dob_span,
+            soonest_allowed=not (waiting == "slot_choice" and context.offered_slots), days=days,
+        )
+
+    return Utterance(
+        text=text,
+        intents=intents,
+        name=name,
+        spelled=spelled,
+        dob=dob,
+        phone=phone,
+        service_ids=findings.service_ids,
+        location_id=findings.location_id,
+        practitioner_id=findings.practitioner_id,
+        window=window,
+        slot_pick=slot_pick,
+        booking_picks=booking_picks,
+    )

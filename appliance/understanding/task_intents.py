@@ -1,0 +1,264 @@
+"""What the caller wants done: book, move, cancel, ask about an appointment,
+price, hours, address, a service; or to reach a person; or something the
+receptionist does not handle (medical advice, suppliers, invoices, jobs).
+
+Rules read the normalised words (contractions expanded, so "don't" is
+"do not"). A phrase with "not"/"never"/"instead of" just before it in the
+same clause does not count ("I don't want to cancel").
+"""
+
+from __future__ import annotations
+
+from .signals import RuleSet, rule
+
+_APPT = r"(?:appointment|appointments|booking|bookings|session|sessions|visit|consult|consultation)"
+_MY = r"(?:my|our|his|her|their|the|this|that|mum's|mom's|dad's)"
+_MEDS = (r"(?:ibuprofen|paracetamol|panadol|nurofen|voltaren|aspirin|codeine|antibiotics?|painkillers?|"
+         r"pain killers?|anti inflammator\w*|medication|medicine|tablets?|pills?|capsules?)")
+
+BOOK = (
+    rule("book", "high",
+         r"\bbook(?<!re book)(?:ing)? (?:me|us|him|her|them|my|in|an?|another|for|a new)\b",
+         r"\bbook\b(?<!re book)(?! (?:it|that|this|them|those)\b)(?! (?:one|that one|this one)\b)",
+         r"\bschedul(?:e|ing) (?:me|us|an?|another|in)\b",
+         r"\b(?:make|get|arrange|set up|organise|organize|need|want|like|grab|after|looking for|request|"
+         r"requesting|get in for|wanting) (?:me |us )?(?:to (?:make|book|get|have) )?(?:an?|another|a new|one more|"
+         r"some|an urgent|a quick) (?:[a-z]+ ){0,2}?(?:'s )?" + _APPT + r"\b",
+         r"\bnew (?:appointment|booking)\b",
+         r"\bbook (?:it|that|them|me) (?:in )?(?:for|on)\b",
+         r"\b(?:see|seeing|get in to see|come in to see|get in with) (?:a |an |the |one of (?:the|your) )?"
+         r"(?:someone|somebody|doctor|dr|physio|physios|physiotherapist|practitioner|therapist|chiro|"
+         r"chiropractor|massage therapist|masseuse|specialist|clinician|gp|nurse)\b",
+         r"\b(?:fit|squeeze|get|slot|pop) (?:me|us|him|her|them) in\b",
+         r"\bcome in (?:for|to see|and see|and get)\b",
+         r"\bnext available (?:appointment|time|slot|spot)\b",
+         r"\b(?:get|book|grab|have|take|want|like|need) the (?:first|last|earliest|next|latest|soonest) "
+         r"(?:available )?(?:appointment|slot|spot|time|opening)\b"),
+    rule("book", "medium",
+         r"\b(?:do|have) you (?:have|got) (?:any(?:thing| time| times| appointments?| availability| openings?| "
+         r"spots?| slots?| space| room| gaps)|something|a spot|a slot|an opening|availability|room|space)\b",
+         r"\b(?:is there|are there) (?:anything|any (?:appointments?|times?|availability|spots?|slots?|openings?|"
+         r"gaps))\b",
+         r"\b(?:any|your) availability\b|\banything (?:available|free|open)\b",
+         r"\bcan i come in\b|\bcould i come in\b|\bcome in (?:today|tomorrow|this|next|on)\b",
+         r"\b(?:an|another) (?:appointment|booking)\b",
+         r"\b(?:first|earliest|next) available\b",
+         r"\bwhen can (?:i|we) (?:come|get|see)\b",
+         r"\b(?:if|whether) you (?:have|had|have got|would have) (?:any|anything|a spot|a slot|an opening|room|"
+         r"space|availability)\b",
+         r"\bany (?:[a-z]+ )?(?:appointments|availability|openings|spots|slots)\b(?! (?:booked|i have|coming up)\b)"),
+)
+
+RESCHEDULE = (
+    rule("reschedule", "high",
+         r"\bre ?(?:schedul\w*|book\w*|arrang\w*)\b",
+         r"\bpostpon\w*\b",
+         r"\b(?:move|moving|change|changing|shift|shifting|switch|switching|swap|swapping|push|pushing|bring|"
+         r"bringing|put off|put back|adjust|amend|transfer) (?:\w+ ){0,2}?" + _MY + r" (?:\w+ )?"
+         r"(?:appointment|appointments|booking|session|visit|consult|consultation|time|date|day)\b",
+         r"\b(?:push|pushing|put|bring|bringing|move|moving|shift) (?:it|that|this|them|mine|things) ?"
+         r"(?:back|forward|earlier|later|out|up|to (?:another|a different|a later|an earlier))\b",
+         r"\b(?:move|change|shift|switch|swap) (?:it|that|this|them|mine) (?:to|for|until|till)\b",
+         r"\bcancel\w*\b(?: [a-z']+){0,6} and (?:re ?book|book|make|get|schedule|find) (?:another|a new|a different|"
+         r"one for|it for|me in for|something)\b"),
+    rule("reschedule", "medium",
+         r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
+         r"\bmake it (?:later|earlier)\b",
+         r"\b(?:move|change|shift) (?:it|that|this|them)\b"),
+)
+
+CANCEL_ALL = (
+    rule("cancel_all", "high",
+         r"\bcancel\w*(?: \w+){0,3} (?:all|both|everything|every one|each|the lot)\b(?! (?:but|except))",
+         r"\b(?:all|both|everything)(?: of)?(?: my| our| the| them| those| these)?(?: appointments?| bookings?)? "
+         r"(?:cancel\w*|called off)\b"),
+)
+
+CANCEL = (
+    rule("cancel", "high",
+         r"\bcancel(?:l?ed|l?ing)?\b",
+         r"\bcancellation\b(?! (?:fee|fees|policy|list|charge|charges|cost))",
+         r"\bcall (?:it |that |the appointment )?off\b",
+         r"\b(?:do not|no longer) need (?:the|my|that|this|our) (?:appointment|booking)\b",
+         r"\b(?:delete|scrap|drop) (?:my|the|our) (?:appointment|booking)\b",
+         negation_window=4),
+    rule("cancel", "medium",
+         r"\b(?:can not|could not|will not|would not|unable to|not (?:be )?able to|not going to be able to|"
+         r"not going to) (?:make (?:it|the|my|that|our|this)|attend|get there|be there|"
+         r"come(?: in)?(?= *$| (?:tomorrow|today|anymore|after all|to (?:it|the|my|our|that)|then|that day|"
+         r"on the day|but|so|and)\b))",
+         r"\bno longer need\b",
+         negation_window=0),
+)
+
+QUERY = (
+    rule("query", "high",
+         r"\b(?:when|what time|what day|what date|where) (?:is|was|are) (?:my|our|his|her|the) (?:next |upcoming )?"
+         r"(?:appointment|appointments|booking|bookings|session|visit|consult)\b",
+         r"\b(?:when|what time|what day|what date|where) (?:my|our|his|her) (?:next |upcoming )?(?:appointment|"
+         r"appointments|booking|bookings|session|visit) (?:is|are|was)\b",
+         r"\bwhat (?:appointments|bookings) (?:do|have|did) (?:i|we)\b|\bwhat (?:appointments|bookings) (?:i|we) have\b",
+         r"\b(?:do|have|did) (?:i|we) (?:have|got|make) (?:an?|any|anything|something|my)? ?(?:appointments?|"
+         r"bookings?|anything booked|something booked|booked|anything (?:on|coming up|scheduled))\b",
+         r"\b(?:am|are) (?:i|we) (?:booked|booked in|scheduled)\b",
+         r"\bis (?:my|the|our) (?:appointment|booking) (?:still )?(?:on|booked|confirmed|at|for)\b",
+         r"\b(?:confirm|check|verify|double check|remind me (?:of|about)|tell me)(?: \w+){0,2} (?:my|our|his|her) "
+         r"(?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|visit)\b",
+         r"\bforgot (?:when|what time|what day) (?:my|our|the)\b"),
+    rule("query", "medium",
+         r"\b(?:my|our) (?:next|upcoming) (?:appointment|booking)s?\b",
+         r"\bupcoming (?:appointments|bookings)\b"),
+)
+
+PRICE = (
+    rule("price", "high",
+         r"\bhow much\b(?! (?:\w+ )?(?:" + _MEDS[3:-1] + r"|should i|can i|do i|time|longer|notice|pain|water|"
+         r"exercise|rest)\b)",
+         r"\b(?:cost|costs|costing|price|prices|pricing|priced|fee|fees|charge|charges|expensive|cheap|"
+         r"affordable|rebate|rebates|out of pocket|bulk bill\w*|bulk billed)\b",
+         r"\b(?:is|are) there (?:a|any) gaps?\b(?! (?:on|this|next|tomorrow|today|in the|at|for (?:monday|tuesday|"
+         r"wednesday|thursday|friday|saturday|sunday))\b)",
+         r"\bgap (?:payment|fee|amount)\b"),
+    rule("price", "medium",
+         r"\b(?:medicare|private health|health fund|health insurance|hicaps|concession|payment|pay for)\b"),
+)
+
+HOURS = (
+    rule("hours", "high",
+         r"\b(?:opening|open|business|trading|office|clinic|your|the) (?:[a-z]+ )?hours\b",
+         r"\bare you (?:guys )?(?:open|closed|still open)\b",
+         r"\b(?:what time|when) (?:do|are|does|is) (?:you|the clinic|it|the practice|the office|reception|"
+         r"the city|the north)(?: \w+)?(?: guys)? (?:open|close|shut|finish|start|opening|closing)\b",
+         r"\bopen (?:on|this|tomorrow|today|on the|weekends?|saturdays?|sundays?|mondays?|late|early|public holidays|"
+         r"after hours|at (?:night|weekends))\b",
+         r"\b(?:what|which) days (?:are|do) you\b",
+         r"\b(?:closing|opening) time\b",
+         r"\bwhen are you (?:open|closed)\b|\bwhen do you (?:open|close)\b"),
+    rule("hours", "medium", r"\bhours\b(?! (?:ago|later|earlier))"),
+)
+
+ADDRESS = (
+    rule("address", "high",
+         r"\bwhere (?:exactly |abouts |about )?(?:is|are|abouts|about)\b(?! (?:my|our|his|her)\b)"
+         r"(?! you (?:calling|ringing|from)\b)",
+         r"\bwhere(?: are| is)? (?:you|the clinic|your clinic|it|that|this) (?:located|based|situated)\b",
+         r"\b(?:what is|what are|give me|tell me|need|send me|have) (?:the|your|its|their) (?:street )?address\b",
+         r"\baddress(?<!my address)(?<!home address)(?:es)?\b(?! is\b)",
+         r"\bdirections\b|\bhow (?:do|can) i (?:get|find) (?:there|to you|you|to the clinic|to it)\b",
+         r"\bparking\b|\bwhere (?:can|do|should) (?:i|we) park\b",
+         r"\b(?:what|which) (?:locations|clinics|branches|sites)\b|\bhow many (?:locations|clinics|branches)\b",
+         r"\b(?:what|which) (?:street|suburb|road)\b"),
+    rule("address", "medium", r"\b(?:nearest|closest) (?:clinic|location|branch|one|site|to)\b"),
+)
+
+SERVICE_INFO = (
+    rule("service_info", "high",
+         r"\bwhat(?: is| are| does| do)? (?:involved|included)\b",
+         r"\b(?:include|includes|involve|involves|entail|entails|consist of|consists of)\b",
+         r"\bwhat happens (?:in|at|during|on|with)\b",
+         r"\bhow long (?:is|does|will|are|do|would|takes)\b",
+         r"\bdifference between\b",
+         r"\bwhat (?:services|treatments|kind of (?:services|treatments|things|appointments))\b",
+         r"\bwhat do you (?:offer|do|treat|provide|specialise in|specialize in)\b"),
+    rule("service_info", "medium",
+         r"\bwhat should i (?:bring|wear|expect)\b",
+         r"\bdo you (?:offer|do|treat|provide|have) (?:\w+ ){0,2}(?:services?|treatments?|therapy|massages?|"
+         r"physio\w*|needling|pilates|hydrotherapy|shots?|vaccin\w*)\b",
+         r"\btell me (?:more )?about\b"),
+)
+
+HUMAN = (
+    rule("human", "high",
+         r"\b(?:speak|talk|chat) (?:to|with) (?:a |an |the |some |your |one of )?(?:real |actual |live |human |"
+         r"proper )?(?:person|human|someone|somebody|anyone|anybody|receptionist|reception|front desk|staff|"
+         r"staff member|member of (?:the )?staff|member of (?:the )?team|manager|practice manager|operator|people|"
+         r"team|admin|office)\b",
+         r"\b(?:real|actual|live|proper) (?:person|human|receptionist)\b|\bhuman being\b",
+         r"\b(?:put|transfer|connect|pass|patch) me (?:through|over|to)\b|\bput me through\b",
+         r"\boperator\b|\bcustomer service\b",
+         r"\btransfer (?:me|my call|the call)\b"),
+    rule("human", "medium",
+         r"\breception(?:ist)?\b",
+         r"\bare you (?:a )?(?:robot|bot|machine|computer|real|human|person|ai|recording)\b",
+         r"\b(?:speak|talk) (?:to|with) (?:dr|doctor|the doctor|the physio|my physio|the practitioner)\b",
+         r"\breturning (?:a|your|the|someone's|their) (?:call|message)\b|\bmissed (?:a )?call\b|"
+         r"\b(?:someone|you) (?:called|rang) me\b|\bgot a (?:call|message) from\b"),
+)
+
+CALLBACK = (
+    rule("callback", "high",
+         r"\b(?:call|ring|phone)(?:s|ed)? (?:me |us |him |her )?back\b",
+         r"\bcall ?back\b",
+         r"\b(?:have|get|ask) (?:someone|somebody|them|her|him|the \w+|\w+) (?:to )?(?:call|ring|phone|contact) "
+         r"(?:me|us)\b",
+         r"\bgive (?:me|us) a (?:call|ring|bell)\b",
+         r"\b(?:leave|take|pass on|get) a message\b",
+         r"\b(?:call|ring|phone) (?:me|us) (?:later|tomorrow|this afternoon|when|once|after)\b",
+         r"\b(?:can|could|would|will) (?:someone|somebody|you|they|she|he) (?:call|ring|phone|contact) (?:me|us)\b"
+         r"(?! (?:on|at)\b)"),
+    rule("callback", "medium",
+         r"\b(?:just )?(?:ring|call|phone|contact) (?:me|us)\b(?! (?:on|at)\b)(?! (?:a|an) )"),
+)
+
+MEDICAL_ADVICE = (
+    rule("medical_advice", "high",
+         r"\bshould (?:i|we) (?:be )?(?:icing|heating|using (?:ice|heat|a|an)|resting|stretching|taking|"
+         r"applying|wearing|strapping|exercising|walking on|worried|concerned)\b",
+         r"\b(?:ice|icing)(?: it)? or (?:using |use |put |putting )?(?:heat|heating|a heat)\b|"
+         r"\b(?:heat|heating)(?: it)? or (?:using |use |put )?(?:ice|icing)\b",
+         r"\bshould i (?:take|use|ice|heat|put|apply|stretch|rest|keep|stop|avoid|be worried|worry|exercise|"
+         r"walk|run|go to (?:the )?(?:hospital|emergency|er|ed|gp)|wear|strap|massage|elevate|train|play|lift|"
+         r"be concerned)\b",
+         r"\bis (?:it|that|this) (?:normal|safe|serious|broken|fractured|infected|dangerous|something to worry "
+         r"about|a (?:sprain|tear|fracture|break|infection|bad sign))\b",
+         r"\b(?:normal|usual) (?:that|for (?:it|my|a|the)|to (?:have|feel|be))\b",
+         r"\bwhat (?:dose|dosage)\b|\bhow (?:much|many)(?: \w+)? (?:should|can|do) i take\b|"
+         r"\bhow many (?:tablets|pills|capsules)\b|\bdosage\b|\bdose\b",
+         r"\bcan i (?:take|have) (?:some |an? |my )?" + _MEDS + r"\b",
+         r"\b(?:ice|heat) (?:it|or heat|or ice|pack)\b",
+         r"\bwhat is (?:wrong|going on|happening) with (?:my|me|it|him|her)\b",
+         r"\bwhat (?:do you think|could|might) (?:it|this|that) (?:is|be)\b",
+         r"\bdiagnos\w*\b",
+         r"\bdo (?:i|we) need (?:an? )?(?:x ray|xray|scan|mri|surgery|operation|antibiotics|stitches|ultrasound)\b",
+         r"\bwhat (?:should|can) (?:i|we) (?:do|take) (?:about|for|with)\b",
+         r"\bside effects?\b",
+         r"\bhow (?:do|can|should) i (?:treat|manage|relieve|ease|fix|heal)\b"),
+    rule("medical_advice", "medium",
+         r"\b" + _MEDS + r"\b(?= (?:or|and|for|with|okay|ok|safe)\b)"),
+)
+
+NON_SERVICE = (
+    rule("non_service", "high",
+         r"\b(?:i am|this is|we are|calling as) (?:a |an |the )?(?:sales|rep|representative|salesperson|"
+         r"supplier|recruiter|vendor|courier|delivery driver|account manager)\b",
+         r"\bsales (?:rep|representative|call|team|department|manager)\b",
+         r"\bcalling (?:from|on behalf of) (?:a |an |the )?(?:\w+ ){0,3}(?:company|supplier|supplies|pharmacy|"
+         r"chemist|lab|laboratory|pathology|hospital|insurance|insurer|bank|agency|council|marketing|media|"
+         r"solutions|group|software|telecom|energy|recruitment|pty|ltd|limited|inc|corporation|distributors?)\b",
+         r"\b(?:this is|it is|i am) (?:\w+ )?(?:from|with|at) (?:the )?(?:pharmacy|chemist|lab|laboratory|"
+         r"pathology|hospital|radiology|imaging|supplier)\b",
+         r"\b(?:this is|it is) the (?:pharmacy|chemist|lab|laboratory|pathology|hospital|radiology)\b",
+         r"\bsuppliers?\b|\binvoices?\b|\binvoic\w+\b|\baccount balance\b|\boutstanding (?:balance|account|invoice|"
+         r"amount|payment)\b|\bbilling (?:department|enquiry|inquiry|query|question|issue|problem|team|error)\b",
+         r"\b(?:about|regarding|with) (?:my|an|the|your|our) (?:bill|billing|account|statement)\b",
+         r"\b(?:i am|we are) not (?:a |an )?(?:patient|client|customer)\b",
+         r"\b(?:is|are) the (?:owner|owners|practice owner|business owner|director|decision maker)s? (?:available|"
+         r"there|in|around)\b|\b(?:speak|talk) (?:to|with) the (?:owner|practice owner|business owner|director|"
+         r"decision maker)\b",
+         r"\b(?:we|our company|our team|i) (?:help|work with|partner with|provide|offer|specialise|specialize)\b"
+         r"(?: \w+){0,3} (?:clinics|practices|businesses|practice owners)\b",
+         r"\b(?:charged|billed) (?:me |us )?(?:twice|double|two times|too much|the wrong|incorrectly)\b|"
+         r"\b(?:double|over) ?charged\b|\bovercharged\b|\brefund\b|\bbilling (?:mistake|error)\b",
+         r"\bjob application\b|\bapply(?:ing)? for (?:a |the |any )?(?:job|position|role|vacancy)\b|"
+         r"\b(?:are you|you are|is the clinic) hiring\b|\b(?:any )?(?:jobs|vacancies|positions|roles) "
+         r"(?:available|going|open)\b|\b(?:my )?(?:resume|cv)\b",
+         r"\bmarketing\b|\badvertis\w*\b|\bseo\b|\bsponsorship\b|\bbusiness opportunity\b|\bpartnership\b",
+         r"\b(?:delivery|parcel|package|courier) (?:for|from|to)\b"),
+    rule("non_service", "medium", r"\bsurvey\b|\bdelivery\b|\bparcel\b|\bcourier\b|\bgoogle\b|\bwebsite\b|"
+         r"\bsearch ranking\b|\brank higher\b|\bthe owner\b"),
+)
+
+TASK_RULES = RuleSet(
+    *BOOK, *RESCHEDULE, *CANCEL_ALL, *CANCEL, *QUERY, *PRICE, *HOURS, *ADDRESS, *SERVICE_INFO, *HUMAN,
+    *CALLBACK, *MEDICAL_ADVICE, *NON_SERVICE,
+)

@@ -1,0 +1,308 @@
+"""When the caller wants to be seen, as a `TimeWindow` relative to now.
+
+Per SCENARIOS.md: morning is before 12:00, afternoon 12:00 to 17:00,
+evening from 17:00; a named day is that whole day (start at 00:00, end the
+next day at 00:00); "soonest", "as soon as possible", "first available",
+"any time", "whenever" mean from now on (a window with only a label).
+"Thursday" is the next Thursday on or after today, "next Thursday" the next
+one strictly after today. Bare hours 1-6 mean pm, 7-11 am, 12 noon;
+"after 3" sets time_from 15:00, "before 10" time_to 10:00, "at 2" /
+"around 2" time_from 14:00, "between 2 and 4" both.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from ..domain import TimeWindow
+from .calendar_phrases import DayMention, find_days
+from .clock_times import ClockTime, _read
+from .normalise import CallerText
+
+NO_WINDOW_WAITS = frozenset({"dob", "phone", "full_name", "first_name", "last_name", "spelling"})
+
+_SOONEST = re.compile(
+    r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
+    r"next available|any ?time|whenever|as early as possible|whatever is (?:first|soonest|earliest|available|free|"
+    r"next)|whatever you have|first (?:opening|spot|slot|appointment|time) (?:available|you have)|"
+    r"the first (?:one|slot|time|appointment|spot) (?:you have|available|going)|right away|straight away|"
+    r"first thing (?:available|you have)|next (?:opening|spot|slot|appointment|time) (?:available|you have)|"
+    r"the sooner the better|sooner rather than later|as early as you can|earliest possible|"
+    r"(?:first|next|earliest) (?:one|thing|appointment|time|slot) (?:you can|going|possible))\b")
+_FLEXIBLE = re.compile(
+    r"\b(?:do not mind|does not matter|no preference|not fussed|any day|i am easy|i am flexible|flexible|"
+    r"either|whatever suits|whatever works|doesn't matter|anything is fine|anything works)\b")
+
+_PARTS = {
+    "morning": (None, time(12)), "mornings": (None, time(12)),
+    "afternoon": (time(12), time(17)), "afternoons": (time(12), time(17)),
+    "arvo": (time(12), time(17)),
+    "evening": (time(17), None), "evenings": (time(17), None),
+    "lunchtime": (time(12), time(14)),
+}
+_MODIFIED = {
+    ("early", "morning"): (None, time(10)), ("late", "morning"): (time(10), time(12)),
+    ("early", "afternoon"): (time(12), time(15)), ("late", "afternoon"): (time(15), time(17)),
+    ("mid", "morning"): (time(9), time(11)), ("mid", "afternoon"): (time(13), time(16)),
+    ("early", "evening"): (time(17), time(19)),
+}
+_PART_WORDS = frozenset({*_PARTS, "night", "lunch", "first"})
+_PART_NAME = {"mornings": "morning", "afternoons": "afternoon", "arvo": "afternoon", "evenings": "evening"}
+
+_FROM_WORDS = frozenset({"after", "from", "past", "later"})
+_TO_WORDS = frozenset({"before", "by", "until", "till", "til", "earlier"})
+_AT_WORDS = frozenset({"at", "around", "about", "approximately", "approx", "say", "near", "maybe", "ish"})
+_ANCHORED = {("after", "lunch"): ("from", time(13)), ("before", "lunch"): ("to", time(12)),
+             ("after", "work"): ("from", time(17)), ("after", "school"): ("from", time(15)),
+             ("before", "work"): ("to", time(9)), ("after", "hours"): ("from", time(17))}
+
+
+_DURATION_WORDS = frozenset({"minutes", "minute", "mins", "min", "hours", "hour", "hrs", "days", "day", "weeks",
+                             "week", "people", "of", "times", "years", "months"})
+_TIME_WORDS = frozenset({"between", "no", "not", "half", "quarter", "noon", "midday", "midnight", *_FROM_WORDS,
+                         *_TO_WORDS, *_AT_WORDS, *(w for w, _ in _ANCHORED), "one", "two", "three", "four", "five",
+                         "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty"})
+
+
+@dataclass
+class _Times:
+    time_from: time | None = None
+    time_to: time | None = None
+    label: str = ""
+
+
+_SKIP_BEFORE = frozenset({"on", "the", "this", "in", "a"})
+
+
+def _negated(ct: CallerText, start: int) -> bool:
+    """"not Thursday", "except Friday", "anything but Monday", "no mornings"."""
+    clause_start = ct.clause_of(start)[0]
+    k = start - 1
+    while k >= clause_start and ct.tokens[k] in _SKIP_BEFORE:
+        k -= 1
+    if k < clause_start:
+        return False
+    if ct.tokens[k] in ("not", "except", "no", "excluding"):
+        return True
+    return ct.tokens[k] == "but" and k > clause_start and ct.tokens[k - 1] in ("anything", "anytime", "any", "day")
+
+
+def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
+    if not days:
+        return None
+    first = days[0]
+    for nxt in days[1:]:
+        between = ct.tokens[first.end_index:nxt.start]
+        before = ct.tokens[max(0, first.start - 1):first.start]
+        if nxt.first == first.first:
+            continue  # "Thursday the 26th"
+        if between in (("to",), ("until",), ("till",), ("through",), ("thru",)) or \
+                (between == ("and",) and before in (("between",), ("from",))):
+            if nxt.end > first.first:
+                label = f"{first.label} to {nxt.label}"
+                return DayMention(first.first, max(first.end, nxt.end), label, first.start, nxt.end_index)
+        if between in (("or",), ("and",), ("or", "maybe")) and nxt.first == first.end:
+            return DayMention(first.first, nxt.end, f"{first.label} or {nxt.label}", first.start, nxt.end_index,
+                              first.part or nxt.part)
+        break
+    return first
+
+
+def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, time | None]:
+    tokens = ct.tokens
+    for k, tok in enumerate(tokens):
+        if tok not in _PART_WORDS or excluded(k, k + 1):
+            continue
+        prev = tokens[k - 1] if k > 0 else ""
+        if tok in _PARTS or (tok == "night" and prev in ("at", "tomorrow", "monday", "tuesday", "wednesday",
+                                                          "thursday", "friday", "saturday", "sunday")):
+            if _negated(ct, k - (1 if prev in ("the", "early", "late", "mid") else 0)):
+                continue
+            name = _PART_NAME.get(tok, "evening" if tok == "night" else tok)
+            if (prev, name) in _MODIFIED:
+                lo, hi = _MODIFIED[(prev, name)]
+                return f"{prev} {name}", lo, hi
+            if tok == "lunchtime":
+                return "lunchtime", *_PARTS[tok]
+            lo, hi = _PARTS.get(name, (time(17), None))
+            return name, lo, hi
+        if tok == "lunch" and prev in ("at", "around", "over", "during"):
+            return "lunchtime", time(12), time(14)
+        if tok == "first" and k + 1 < len(tokens) and tokens[k + 1] == "thing" and \
+                not (k + 2 < len(tokens) and tokens[k + 2] in ("available", "you")):
+            return "first thing", None, time(10)
+    return None, None, None
+
+
+def _clock_at(ct: CallerText, k: int) -> ClockTime | None:
+    if k >= len(ct.tokens):
+        return None
+    return _read(ct.tokens, k)
+
+
+def _times(ct: CallerText, part: str | None, excluded) -> _Times:
+    tokens = ct.tokens
+    n = len(tokens)
+    out = _Times()
+    k = 0
+    used: set[int] = set()
+    while k < n:
+        tok = tokens[k]
+        if tok not in _TIME_WORDS and not tok[:1].isdigit() or excluded(k, k + 1):
+            k += 1
+            continue
+        pair = (tok, tokens[k + 1] if k + 1 < n else "")
+        if pair in _ANCHORED:
+            kind, value = _ANCHORED[pair]
+            if kind == "from":
+                out.time_from, out.label = value, f"{pair[0]} {pair[1]}"
+            else:
+                out.time_to, out.label = value, f"{pair[0]} {pair[1]}"
+            k += 2
+            continue
+        # "between 2 and 4"
+        if tok == "between":
+            a = _clock_at(ct, k + 1)
+            if a and a.end < n and tokens[a.end] == "and":
+                b = _clock_at(ct, a.end + 1)
+                if b:
+                    start = a.resolved(part)
+                    end_part = part
+                    if a.meridiem == "pm" and b.meridiem is None:
+                        end_part = "afternoon"
+                    end = b.resolved(end_part)
+                    if end > start:
+                        out.time_from, out.time_to = start, end
+                        out.label = f"between {a.label()} and {_label_of(end)}"
+                        used.update(range(k, b.end))
+                        k = b.end
+                        continue
+        words = [tok]
+        j = k + 1
+        if tok == "no" and tokens[k + 1:k + 3] in (("later", "than"), ("earlier", "than")):
+            words, j = ["no", tokens[k + 1]], k + 3
+        elif tok in ("later", "earlier") and j < n and tokens[j] == "than":
+            j += 1
+        elif tok == "not" and j < n and tokens[j] in ("before", "after"):
+            words, j = ["not", tokens[j]], j + 1
+        elif tok in _AT_WORDS and j < n and tokens[j] == "about":
+            j += 1
+        kind = None
+        head = words[-1]
+        if words[0] == "not":
+            kind = "to" if head == "after" else "from"
+        elif words[0] == "no":
+            kind = "to" if head == "later" else "from"
+        elif head in _FROM_WORDS:
+            kind = "from"
+        elif head in _TO_WORDS:
+            kind = "to"
+        elif head in _AT_WORDS:
+            kind = "at"
+        if kind is not None:
+            clock = _clock_at(ct, j)
+            if clock is not None and clock.end < n and tokens[clock.end] in _DURATION_WORDS:
+                clock = None  # "about 10 minutes late"
+            if clock is not None and not (head == "by" and not clock.strong and clock.hour > 12):
+                value = clock.resolved(part)
+                if kind == "to":
+                    out.time_to = value
+                    out.label = f"before {clock_label(clock, part)}"
+                else:
+                    out.time_from = value
+                    word = "after" if kind == "from" else "around"
+                    out.label = f"{word} {clock_label(clock, part)}"
+                used.update(range(k, clock.end))
+                k = clock.end
+                continue
+        # a time said plainly: "2pm", "two thirty", "10 o'clock"
+        if k not in used:
+            clock = _clock_at(ct, k)
+            if clock is not None and clock.end < n and tokens[clock.end] in _DURATION_WORDS:
+                clock = None
+            if clock is not None and clock.strong and not out.label:
+                out.time_from = clock.resolved(part)
+                out.label = f"around {clock_label(clock, part)}"
+                k = clock.end
+                continue
+        k += 1
+    return out
+
+
+def clock_label(clock: ClockTime, part: str | None) -> str:
+    return _label_of(clock.resolved(part))
+
+
+def _label_of(t: time) -> str:
+    if t == time(12):
+        return "noon"
+    hour12 = t.hour % 12 or 12
+    suffix = "am" if t.hour < 12 else "pm"
+    return f"{hour12}{suffix}" if t.minute == 0 else f"{hour12}:{t.minute:02d}{suffix}"
+
+
+def find_window(
+    ct: CallerText,
+    now: datetime,
+    region: str,
+    waiting_for: str,
+    excluded_spans: list[tuple[int, int]] = (),
+    soonest_allowed: bool = True,
+    days: list[DayMention] | None = None,
+) -> TimeWindow | None:
+    """The caller's time preference, or None when they said none.
+
+    `excluded_spans`: token spans that describe an existing appointment
+    ("my appointment tomorrow"), not a preference."""
+    if waiting_for in NO_WINDOW_WAITS or not ct.tokens:
+        return None
+
+    def excluded(start: int, end: int) -> bool:
+        return any(s <= start and end <= e for s, e in excluded_spans)
+
+    found = find_days(ct.tokens, now, region) if days is None else days
+    wanted = [d for d in found if not excluded(d.start, d.end_index) and not _negated(ct, d.start)]
+    day = _combine_days(ct, wanted)
+    part, lo, hi = _part_of_day(ct, excluded)
+    if part is None and day is not None and day.part is not None:
+        part = day.part
+        lo, hi = _PARTS[part]
+    times = _times(ct, part, excluded)
+
+    time_from, time_to = lo, hi
+    if times.time_from is not None:
+        time_from = times.time_from if time_from is None else max(time_from, times.time_from)
+    if times.time_to is not None:
+        time_to = times.time_to if time_to is None else min(time_to, times.time_to)
+    if time_from is not None and time_to is not None and time_from >= time_to:
+        time_from, time_to = times.time_from, times.time_to  # the explicit time wins over the part of day
+        part = None
+
+    if day is None and part is None and not times.label:
+        text = ct.text
+        if soonest_allowed and (_SOONEST.search(text) or (waiting_for == "time_preference" and _FLEXIBLE.search(text))):
+            return TimeWindow(label="soonest")
+        return None
+
+    start = end = None
+    if day is not None:
+        start = datetime.combine(day.first, time(0))
+        end = datetime.combine(day.end, time(0))
+    return TimeWindow(label=_label(day, part, times.label, now), start=start, end=end,
+                      time_from=time_from, time_to=time_to)
+
+
+def _label(day: DayMention | None, part: str | None, time_label: str, now: datetime) -> str:
+    pieces: list[str] = []
+    if day is not None and part is not None and day.first == now.date() and day.end == day.first + timedelta(days=1):
+        pieces.append("tonight" if part == "evening" and day.part == "evening" else f"this {part}")
+    else:
+        if day is not None:
+            pieces.append(day.label)
+        if part is not None:
+            pieces.append(part)
+    if time_label:
+        pieces.append(time_label)
+    return " ".join(pieces)

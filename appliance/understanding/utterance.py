@@ -1,0 +1,58 @@
+"""What the understanding layer hands the engine: the listening context in,
+one `Utterance` of structured facts out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from ..domain import AppointmentRecord, Catalog, Slot, TimeWindow
+
+INTENTS = ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address", "service_info",
+           "human", "callback", "emergency", "crisis", "medical_advice", "non_service",
+           "yes", "no", "correction", "goodbye")
+
+
+@dataclass(frozen=True)
+class ListenContext:
+    waiting_for: str                      # what the agent just asked for (SCENARIOS.md `waiting_for` names)
+    now: datetime                         # clinic-local, naive
+    catalog: Catalog
+    region: str = "AU"                    # ISO country: phone region and numeric date order
+    offered_slots: tuple[Slot, ...] = ()  # slots just offered, in the order they were read out
+    bookings: tuple[AppointmentRecord, ...] = ()  # the caller's upcoming appointments, in the order read out
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str         # an intent name from INTENTS
+    confidence: str   # "high" | "medium" | "low"
+    evidence: str     # rule label(s), comma-joined, e.g. "booking_terms" or "confirm_prompt,affirmation"
+
+
+@dataclass(frozen=True)
+class PersonName:
+    first: str | None
+    last: str | None
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    intents: tuple[Signal, ...]       # every intent that fired, most decisive first
+    name: PersonName | None = None    # a full or partial name
+    spelled: str | None = None        # letters spelled out, upper case, joined ("SMYTH")
+    dob: date | None = None
+    phone: str | None = None          # E.164
+    service_ids: tuple[str, ...] = ()
+    location_id: str | None = None
+    practitioner_id: str | None = None   # a practitioner id, or domain.ANYONE
+    window: TimeWindow | None = None
+    slot_pick: int | None = None         # index into ListenContext.offered_slots
+    booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
+
+    def has(self, intent: str) -> bool:
+        return any(s.name == intent for s in self.intents)
+
+    def signal(self, intent: str) -> Signal | None:
+        return next((s for s in self.intents if s.name == intent), None)

@@ -1,0 +1,181 @@
+"""The conversational acts: yes, no, a correction, and goodbye.
+
+Most of these are about where a word stands: "no" starting a clause is an
+answer, "no worries" is not; "actually" starting a clause corrects what came
+before; "ok" is a yes when it answers, and only a sure yes when the agent has
+just read something back for confirmation. `waiting_for` raises or settles
+confidence, and its label ("confirm_prompt") joins the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .normalise import CallerText
+from .signals import EVIDENCE, Hit, RuleSet, add_hit, apply_rules, rule
+
+_YES_WORD = r"(?:yes|yeah|yea|yep|yup|yah|aye|mhm)"
+
+YES_RULES = RuleSet(
+    rule("yes", "high",
+         r"\b(?:yes|yeah|yea|yep|yup|yah|aye|affirmative|mhm|spot on|you got it|you bet)\b",
+         r"\bya\b(?<!see ya)",
+         r"\bthat (?:is|sounds|looks|works|would be|will be|will do|suits)(?: me)?(?: all)?(?: (?:just|really|"
+         r"totally|perfectly|absolutely|all))? (?:right|correct|good|great|fine|perfect|lovely|ok|brilliant|"
+         r"excellent|awesome|wonderful|fantastic|the one|me|true)\b",
+         r"\b(?:sounds|looks) (?:good|great|fine|perfect|lovely|right|about right|ok)\b",
+         r"\b(?:that|it|this|both|either|which ever|whichever) works\b|\bworks (?:for me|well|fine)\b|\bsuits me\b",
+         r"\bplease do\b|\bgo ahead\b|\bgo for it\b|\b(?:let us |just |please )do (?:it|that)\b|^do it\b",
+         r"\bbook (?:it|that|this one|that one|them|me in)\b(?! (?:in )?(?:for|on)\b)",
+         r"\b(?:lock|pencil) (?:it|that|me) in\b",
+         r"\bi confirm\b|^confirm(?:ed)?(?: please| thanks)?$",
+         negation_window=2),
+    rule("yes", "medium",
+         r"\b(?:is|are|sounds|looks|be) (?:perfect|great|good|fine|lovely|ok)\b",
+         r"\bfor sure\b|\bno worries\b|\bno problem\b|\bnot a problem\b|\bno dramas\b|\bwhy not\b|"
+         r"\bi (?:guess|suppose|think) so\b|\bguess so\b",
+         negation_window=2),
+)
+_YES_HEAD = re.compile(
+    r"(?:ok|all right|sure|fine|perfect|great|good|lovely|cool|right|brilliant|excellent|awesome|beautiful|"
+    r"wonderful|fantastic|sweet|done|deal|certainly|correct|exactly|absolutely|definitely|of course|indeed)\b(?! (?:morning|afternoon|evening|day|night|luck|question)\b)")
+
+NO_RULES = RuleSet(
+    rule("no", "high",
+         r"\bno (?:thanks|thank you|thankyou|ta)\b",
+         r"\bnot (?:really|quite|exactly|that one|at all|for me|those|them|right|correct|true)\b",
+         r"\bthat is (?:not (?:right|correct|it|what i said|me|true|my)|wrong|incorrect)\b",
+         r"\b(?:that is|it is|that was|this is|all|you have (?:got )?(?:it|that)|you got (?:it|that)) (?:all |"
+         r"completely |totally |a bit |slightly )?(?:wrong|incorrect)\b|\bincorrect\b|\bwrong (?:one|day|date|time|"
+         r"name|spelling|person|year)\b(?! (?:sorry|bye))",
+         r"\bneither\b|\bnone of (?:those|them|these|the)\b|\bi do not think so\b",
+         r"\b(?:do not|please do not) (?:book|do|cancel|confirm) (?:it|that|them)\b",
+         r"\bnot (?:that|this) one\b|\bno no\b",
+         r"\b(?:does not|do not|will not|would not) (?:suit|work)(?: for me)?\b|\b(?:can not|could not) do "
+         r"(?:that|those|either|then|any of)\b",
+         negation_window=0),
+)
+_NO_HEAD = re.compile(
+    r"(?:no|nope|nah|naw|negative|wrong)\b(?! (?:worries|problem|problems|dramas|rush|preference|idea|need|one|longer|"
+    r"matter|way of|time|later|earlier)\b)")
+
+CORRECTION_RULES = RuleSet(
+    rule("correction", "high",
+         r"\bi (?:meant|said)\b|\bcorrection\b|\blet me correct\b|\bscratch that\b|\bmy (?:mistake|bad)\b",
+         r"\bchange (?:that|it) to\b|\bthat is not what i said\b|\bi did not say\b|\boops\b|\bi misspoke\b",
+         r"\bi (?:got|gave) (?:that|it|you) wrong\b|\bi (?:gave you|said) the wrong\b",
+         negation_window=0),
+    rule("correction", "high", r"\bmake (?:that|it) (?!(?:later|earlier|quick|work|happen|easy|in|to|there|on time)\b)\w",
+         negation_window=3),
+    rule("correction", "medium", r"\bactually\b|\bi mean\b|\binstead\b", negation_window=0),
+)
+_CORRECTION_HEAD = re.compile(
+    r"(?:actually|wait\b(?! (?:for|list|listed|time|times)\b)|no,? (?:it is|it was|it should be|i said|i meant|"
+    r"not)|sorry,? (?:it is|it was|i meant|i said|i mean|not|make that|that should be|i got)|oops|hang on|"
+    r"hold on)\b")
+
+GOODBYE_RULES = RuleSet(
+    rule("goodbye", "high",
+         r"\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|catch you later|talk (?:to you )?soon|"
+         r"have a (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|afternoon|weekend))\b",
+         r"\bthat is (?:all|everything|all i needed|all i need|about it|all for (?:now|today)|it for (?:now|today))\b"
+         r"(?! (?:for|you|i|of|on|in)\b)",
+         r"\bnothing else\b|\bthat will (?:be all|do)\b|\bno more questions\b|\bthat was all\b",
+         r"\b(?:i am|we are) (?:all )?(?:good|fine|sorted|done|set|right|ok)(?: now| then| for now)? (?:thanks|"
+         r"thank you|ta|cheers)\b",
+         r"\bthank(?:s| you) (?:for|so much for) (?:your|the|all your|all the|all of your) help\b",
+         r"\bthat is it (?:for now|for today|thanks|thank you|then)\b|\bno,? that is it\b",
+         negation_window=2),
+    rule("goodbye", "medium",
+         r"\b(?:i am|we are) (?:all )?(?:good|fine|sorted|done|all set)\b(?! (?:with|to|for|at|if)\b)",
+         r"\bcheers$|\bwrong number\b",
+         negation_window=2),
+)
+_THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", "great", "lovely", "cheers", "ta",
+                          "heaps", "all", "right", "perfect", "that", "is", "wonderful", "brilliant", "mate",
+                          "awesome", "again"})
+_SKIP_AT_HEAD = frozenset({"oh", "well", "so", "and", "but", "ah", "look", "listen", "hey", "hi", "hello", "um",
+                           "okay", "mate"})
+_THAT_IS_IT = re.compile(r"\bthat is it\b")
+_ALL_GOOD = re.compile(r"\ball good\b")
+
+
+def _heads(ct: CallerText, also_skip: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
+    """(char position, clause text from its first real word) for every clause."""
+    out = []
+    n = len(ct.tokens)
+    for c in sorted(ct.clause_starts):
+        k = c
+        end = ct.clause_of(c)[1]
+        while k < end - 1 and (ct.tokens[k] in _SKIP_AT_HEAD or ct.tokens[k] in also_skip):
+            k += 1
+        if k < n:
+            out.append((ct.offsets[k], ct.text[ct.offsets[k]:]))
+    return out
+
+
+def find_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
+    if not ct.tokens:
+        return
+    apply_rules(ct, YES_RULES, hits)
+    apply_rules(ct, NO_RULES, hits)
+    apply_rules(ct, CORRECTION_RULES, hits)
+    apply_rules(ct, GOODBYE_RULES, hits)
+
+    for pos, head in _heads(ct, frozenset({"yes", "yeah", "yep", "oh"})):
+        m = _YES_HEAD.match(head)
+        if m and not ("yes" in hits and hits["yes"].confidence == "high"):
+            strong = m.group(0) in ("correct", "exactly", "absolutely", "definitely", "of course", "certainly")
+            add_hit(hits, "yes", "high" if strong else "medium", pos, EVIDENCE["yes"])
+    for pos, head in _heads(ct, frozenset({"yeah", "yes", "sorry", "ok", "um", "er"})):
+        if _NO_HEAD.match(head):
+            add_hit(hits, "no", "high", pos, EVIDENCE["no"])
+    for pos, head in _heads(ct, frozenset({"no", "sorry", "oh", "um"})):
+        if _CORRECTION_HEAD.match(head):
+            add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
+    for pos, head in _heads(ct):
+        if _CORRECTION_HEAD.match(head):
+            add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
+
+    # "yeah no" is a no.
+    if "yes" in hits and "no" in hits and re.match(rf"{_YES_WORD} no\b", ct.text):
+        del hits["yes"]
+
+    # "that's it": yes after a yes-word or at a read-back; goodbye after "no"/thanks.
+    m = _THAT_IS_IT.search(ct.text)
+    if m and "goodbye" not in hits:
+        before = ct.text[:m.start()]
+        if re.search(rf"\b{_YES_WORD}\b", before) or (waiting_for == "confirm" and "no" not in hits):
+            add_hit(hits, "yes", "medium", m.start(), EVIDENCE["yes"])
+        elif waiting_for in ("anything_else", "none") or "no" in hits:
+            add_hit(hits, "goodbye", "high", m.start(), EVIDENCE["goodbye"])
+        else:
+            add_hit(hits, "goodbye", "low", m.start(), EVIDENCE["goodbye"])
+
+    # "all good": done when asked for anything else, agreed otherwise
+    if _ALL_GOOD.search(ct.text):
+        if waiting_for in ("anything_else", "none"):
+            add_hit(hits, "goodbye", "high", 0, EVIDENCE["goodbye"])
+        elif "no" not in hits:
+            add_hit(hits, "yes", "medium", 0, EVIDENCE["yes"])
+
+    # Thanks and nothing else.
+    if set(ct.tokens) <= _THANKS_ONLY and ("thanks" in ct.tokens or "thank" in ct.tokens or "cheers" in ct.tokens):
+        level = "medium" if waiting_for in ("anything_else", "none") else "low"
+        add_hit(hits, "goodbye", level, 0, EVIDENCE["goodbye"])
+        if waiting_for != "confirm" and "yes" in hits and hits["yes"].confidence != "high":
+            del hits["yes"]
+
+    # The agent's last question settles how sure an answer is.
+    if waiting_for == "confirm":
+        for intent in ("yes", "no"):
+            if intent in hits:
+                hits[intent].raise_to("high", "confirm_prompt")
+    if waiting_for in ("anything_else", "none") and "goodbye" in hits:
+        hits["goodbye"].raise_to("high", f"{waiting_for}_prompt")
+    if "yes" in hits and "no" in hits:
+        yes, no = hits["yes"], hits["no"]
+        if yes.confidence != "high" and no.confidence == "high":
+            del hits["yes"]
+        elif no.confidence != "high" and yes.confidence == "high":
+            del hits["no"]

@@ -1,0 +1,105 @@
+"""Services, sites and practitioners named by the caller."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.domain import ANYONE, Catalog, Location, Practitioner, Service
+
+from .hearing import CATALOG_EASTSIDE, hear
+
+SERVICES = [
+    ("how much is a follow-up", ("followup",)), ("a follow up", ("followup",)), ("a followup", ("followup",)),
+    ("a review", ("followup",)), ("just a standard appointment", ("followup",)),
+    ("an initial consultation", ("initial",)), ("an initial consult", ("initial",)), ("an initial", ("initial",)),
+    ("my first visit", ("initial",)), ("I'm a new patient", ("initial",)), ("a flu shot", ("flu",)),
+    ("a flu jab", ("flu",)), ("the flu vaccine", ("flu",)), ("a remedial massage", ("massage",)),
+    ("a massage", ("massage",)), ("remedial messages", ("massage",)), ("flu shots", ("flu",)),
+    ("a review and a flu shot", ("followup", "flu")), ("a flu shot and then a massage", ("flu", "massage")),
+]
+
+
+@pytest.mark.parametrize(("text", "ids"), SERVICES)
+def test_services(text: str, ids: tuple[str, ...]) -> None:
+    assert hear(text, "service").service_ids == ids
+
+
+@pytest.mark.parametrize("text", [
+    "I have the flu", "I'm standing at the bus stop", "initially I thought it was fine", "I'll follow up later",
+    "shots fired", "it's a standing appointment", "can you review my details", "yes", "my back hurts",
+    "a message for the doctor", "first of all", "I'm new to the area",
+])
+def test_common_words_are_not_services(text: str) -> None:
+    assert hear(text, "intent").service_ids == (), text
+
+
+LOCATIONS = [
+    ("the North Sydney one", "north"), ("North Sydney", "north"), ("the north clinic", "north"),
+    ("the city clinic", "city"), ("City please", "city"), ("the City one", "city"),
+    ("North Sydney please, the Miller Street one", "north"),
+]
+
+
+@pytest.mark.parametrize(("text", "location"), LOCATIONS)
+def test_locations(text: str, location: str) -> None:
+    assert hear(text, "location").location_id == location
+
+
+def test_location_alias_and_near_miss() -> None:
+    assert hear("Eastside", "location", catalog=CATALOG_EASTSIDE).location_id == "east"
+    assert hear("the east side clinic", "location", catalog=CATALOG_EASTSIDE).location_id == "east"
+    assert hear("east side", "location", catalog=CATALOG_EASTSIDE).location_id == "east"
+
+
+PRACTITIONERS = [
+    ("Dr Lee", "intent", "lee"), ("Doctor Lee", "intent", "lee"), ("Doctor Anna", "intent", "lee"),
+    ("Anna Lee", "intent", "lee"), ("with Anna", "intent", "lee"), ("Raj Shah", "intent", "shah"),
+    ("Raj Shaw", "intent", "shah"), ("with Raj please", "intent", "shah"), ("Raj", "practitioner", "shah"),
+    ("Raj, please", "practitioner", "shah"), ("Shah", "practitioner", "shah"), ("Maria Gonzales", "intent", "gonzalez"),
+    ("Dr Gonzalez", "intent", "gonzalez"), ("I'd like to see Maria", "intent", "gonzalez"),
+    ("not Raj, Anna", "practitioner", "lee"),
+]
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "practitioner"), PRACTITIONERS)
+def test_practitioners(text: str, waiting_for: str, practitioner: str) -> None:
+    assert hear(text, waiting_for).practitioner_id == practitioner
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
+    ("anyone", "practitioner"), ("whoever", "practitioner"), ("no preference", "practitioner"),
+    ("I don't mind", "practitioner"), ("anyone is fine", "practitioner"), ("doesn't matter", "practitioner"),
+    ("whoever is available", "intent"), ("I'm happy to see anyone", "intent"), ("any physio is fine", "intent"),
+    ("I don't mind who", "time_preference"),
+])
+def test_anyone(text: str, waiting_for: str) -> None:
+    assert hear(text, waiting_for).practitioner_id == ANYONE
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
+    ("Lee", "intent"), ("I'll see", "intent"), ("is anyone there", "intent"), ("can I talk to anyone", "intent"),
+    ("I don't mind", "time_preference"), ("Anna Lee", "full_name"), ("Lee", "last_name"),
+    ("my friend Anna recommended you", "intent"),
+])
+def test_no_practitioner(text: str, waiting_for: str) -> None:
+    assert hear(text, waiting_for).practitioner_id is None
+
+
+def test_everything_at_once() -> None:
+    utterance = hear("book me a flu shot Friday at Eastside", catalog=CATALOG_EASTSIDE)
+    assert utterance.has("book")
+    assert utterance.service_ids == ("flu",)
+    assert utterance.location_id == "east"
+    assert utterance.window.label == "Friday"
+
+
+def test_a_shortened_service_word() -> None:
+    physio = Catalog(
+        services=(Service("assessment", "Initial assessment", 45, 65.0, aliases=("first appointment",)),
+                  Service("session", "Physiotherapy session", 30, 48.0, aliases=("standard session",))),
+        locations=(Location("leith", "Leith Walk", "1 Leith Walk"),),
+        practitioners=(Practitioner("fraser", "Isla Fraser", ("assessment", "session"), ("leith",)),),
+    )
+    assert hear("can I book a physio session for Saturday", catalog=physio).service_ids == ("session",)
+    assert hear("a physiotherapy session", "service", catalog=physio).service_ids == ("session",)
+    assert hear("my physical health", "intent", catalog=physio).service_ids == ()

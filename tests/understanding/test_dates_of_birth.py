@@ -1,0 +1,84 @@
+"""Dates of birth, spoken and written."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from .hearing import hear
+
+DOBS = [
+    ("fourth of March eighty five", date(1985, 3, 4)),
+    ("the 4th of March 1985", date(1985, 3, 4)),
+    ("March fourth nineteen eighty five", date(1985, 3, 4)),
+    ("march 4th, 1985", date(1985, 3, 4)),
+    ("11/30/1972", date(1972, 11, 30)),
+    ("04/03/1985", date(1985, 3, 4)),
+    ("4.3.85", date(1985, 3, 4)),
+    ("1985-03-04", date(1985, 3, 4)),
+    ("June 2nd, 1979", date(1979, 6, 2)),
+    ("2 June 79", date(1979, 6, 2)),
+    ("twenty first of may two thousand and one", date(2001, 5, 21)),
+    ("the third of july sixty", date(1960, 7, 3)),
+    ("eighteenth of June sixty nine", date(1969, 6, 18)),
+    ("second of October ninety nine", date(1999, 10, 2)),
+    ("first of December 1958", date(1958, 12, 1)),
+    ("23rd of September 1979", date(1979, 9, 23)),
+    ("September 25th, 1966", date(1966, 9, 25)),
+    ("12 September 1994", date(1994, 9, 12)),
+    ("the fifth of march twenty ten", date(2010, 3, 5)),
+    ("first of jan oh five", date(2005, 1, 1)),
+    ("it's the 31st of january nineteen eighty six", date(1986, 1, 31)),
+    ("um, it's March the fourth, 1985", date(1985, 3, 4)),
+    ("the fourth of the third eighty five", date(1985, 3, 4)),
+    ("4 3 85", date(1985, 3, 4)),
+    ("august 3rd 1959", date(1959, 8, 3)),
+    ("the 9th of January 2001", date(2001, 1, 9)),
+    ("nineteenth of november twenty twenty", date(2020, 11, 19)),
+    ("oh four oh three eighty five", date(1985, 3, 4)),
+    ("zero four zero three nineteen eighty five", date(1985, 3, 4)),
+    ("twelve oh five ninety", date(1990, 5, 12)),
+]
+
+
+@pytest.mark.parametrize(("text", "born"), DOBS)
+def test_dob_when_asked(text: str, born: date) -> None:
+    assert hear(text, "dob").dob == born
+
+
+def test_month_first_in_the_us() -> None:
+    assert hear("04/03/1985", "dob").dob == date(1985, 3, 4)
+    assert hear("04/03/1985", "dob", region="US").dob == date(1985, 4, 3)
+    assert hear("6/15/1988", "dob", region="AU").dob == date(1988, 6, 15)  # unambiguous either way
+
+
+@pytest.mark.parametrize("text", [
+    "fourth of March",              # no year
+    "the fourth of December twenty thirty",   # in the future
+    "31st of February 1990",        # no such day
+    "I'm not a patient, I'm calling from Local Search Pro",
+    "uh, hmm, the, the one, yeah",
+    "first of January 1850",        # before 1900
+    "the 26th",
+])
+def test_no_dob(text: str) -> None:
+    assert hear(text, "dob").dob is None
+
+
+def test_two_digit_years_take_the_past_century() -> None:
+    assert hear("first of jan twenty five", "dob").dob == date(2025, 1, 1)
+    assert hear("first of dec twenty six", "dob").dob == date(1926, 12, 1)  # Dec 2026 is still to come
+
+
+def test_dob_needs_to_be_asked_or_marked() -> None:
+    assert hear("fourth of March eighty five", "intent").dob is None
+    assert hear("my date of birth is the fourth of March eighty five", "intent").dob == date(1985, 3, 4)
+    assert hear("I was born on the 4th of March 1985", "full_name").dob == date(1985, 3, 4)
+    assert hear("DOB 04/03/1985", "intent").dob == date(1985, 3, 4)
+
+
+def test_dob_in_a_correction() -> None:
+    utterance = hear("actually it's the fifth of March eighty five", "confirm")
+    assert utterance.dob == date(1985, 3, 5)
+    assert utterance.window is None  # the birthday is not a time preference

@@ -1,0 +1,128 @@
+"""Red flags: fire on a medical emergency or a caller in crisis, stay quiet
+where the words clearly say it is not happening now."""
+
+from __future__ import annotations
+
+import pytest
+
+from .hearing import hear, intent_names
+
+EMERGENCIES = [
+    "I have chest pain",
+    "my husband has crushing chest pain",
+    "I've got crushing pain in my chest and it's going down my left arm",
+    "my chest really hurts, I need help",
+    "I can't breathe",
+    "she's struggling to breathe",
+    "he's having trouble breathing",
+    "I'm really short of breath",
+    "his face is drooping",
+    "My husband's face has gone droopy on one side and his speech is all slurred",
+    "slurred speech",
+    "she has sudden arm weakness",
+    "I think he's having a stroke",
+    "he collapsed",
+    "my dad's just collapsed, he's clutching his chest",
+    "she's unconscious",
+    "he's not breathing",
+    "he passed out and won't wake up",
+    "she's bleeding heavily",
+    "there's severe bleeding from his leg",
+    "the bleeding won't stop",
+    "he's having a seizure",
+    "my son is fitting",
+    "I think she took an overdose",
+    "anaphylaxis",
+    "my throat is swelling",
+    "I need an ambulance",
+    "it's an emergency",
+    "hang on... I suddenly can't breathe properly, my chest is really tight",
+]
+
+
+@pytest.mark.parametrize("text", EMERGENCIES)
+def test_emergency_fires(text: str) -> None:
+    utterance = hear(text)
+    assert utterance.has("emergency"), text
+    assert intent_names(utterance)[0] == "emergency"
+
+
+NOT_EMERGENCIES = [
+    "no chest pain",
+    "there's no chest pain or anything",
+    "it's not an emergency",
+    "I don't think it's an emergency",
+    "he's not having a seizure, he's just tired",
+    "my chest pain appointment was last week",
+    "I had a stroke two years ago",
+    "I have a history of seizures",
+    "I'd like to book a follow-up for my chest pain review",
+    "can you fit me in today",
+    "I need an emergency appointment for my back",
+    "I need an urgent appointment",
+    "my arm is a bit sore",
+    "my back is killing me",
+    "I hurt myself at the gym",
+    "I can't lift my arm above my shoulder",
+]
+
+
+@pytest.mark.parametrize("text", NOT_EMERGENCIES)
+def test_emergency_stays_quiet(text: str) -> None:
+    assert not hear(text).has("emergency"), text
+
+
+CRISES = [
+    "I want to kill myself",
+    "thinking of ending my life",
+    "I feel suicidal",
+    "I want to hurt myself",
+    "I've been thinking about hurting myself",
+    "I've been having thoughts of hurting myself",
+    "self harm",
+    "I've been self-harming again",
+    "I don't want to be alive anymore",
+    "I don't want to live anymore",
+    "I just don't want to be here anymore",
+    "I want to die",
+    "everyone would be better off without me",
+    "I don't really want to book anything. I just don't want to be alive anymore",
+]
+
+
+@pytest.mark.parametrize("text", CRISES)
+def test_crisis_fires(text: str) -> None:
+    utterance = hear(text)
+    assert utterance.has("crisis"), text
+    assert utterance.signal("crisis").evidence == "crisis_terms"
+
+
+NOT_CRISES = [
+    "I hurt myself at the gym",
+    "I hurt myself playing football",
+    "my back is killing me",
+    "I'm not suicidal, I just need a review",
+    "I'm not going to hurt myself",
+    "I want to book an appointment",
+    "I don't want to live with this pain, can I see someone",
+]
+
+
+@pytest.mark.parametrize("text", NOT_CRISES)
+def test_crisis_stays_quiet(text: str) -> None:
+    assert not hear(text).has("crisis"), text
+
+
+def test_red_flags_come_before_everything_else() -> None:
+    utterance = hear("yes I'd like to book, but I'm having chest pain right now")
+    assert intent_names(utterance)[0] == "emergency"
+    assert "book" in intent_names(utterance) and "yes" in intent_names(utterance)
+
+
+def test_emergency_and_crisis_together() -> None:
+    assert intent_names(hear("I took an overdose because I want to die"))[:2] == ["emergency", "crisis"]
+
+
+def test_it_is_an_emergency_is_medium() -> None:
+    assert hear("it's an emergency").signal("emergency").confidence == "medium"
+    assert hear("he's having a seizure").signal("emergency").confidence == "high"

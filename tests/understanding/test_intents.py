@@ -1,0 +1,54 @@
+"""How intents are combined and ordered."""
+
+from __future__ import annotations
+
+from appliance.understanding import INTENTS
+
+from .hearing import hear, intent_names
+
+
+def test_the_intent_vocabulary() -> None:
+    assert INTENTS == ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address",
+                       "service_info", "human", "callback", "emergency", "crisis", "medical_advice", "non_service",
+                       "yes", "no", "correction", "goodbye")
+
+
+def test_red_flags_then_tasks_then_acts() -> None:
+    names = intent_names(hear("yes and how much is it, actually I can't breathe"))
+    assert names[0] == "emergency"
+    assert names.index("price") < names.index("yes") < names.index("correction")
+
+
+def test_surer_task_first() -> None:
+    names = intent_names(hear("do you have anything Thursday, and how much is a follow-up"))
+    assert names[:2] == ["price", "book"]
+
+
+def test_every_signal_is_well_formed() -> None:
+    lines = ["I'd like to book", "yes", "no that's all, thanks bye", "I have chest pain", "what time do you close",
+             "sorry, how much is a follow-up again?", "I want to kill myself", "0", "a flu shot"]
+    for line in lines:
+        for signal in hear(line).intents:
+            assert signal.name in INTENTS
+            assert signal.confidence in ("high", "medium", "low")
+            assert signal.evidence and " " not in signal.evidence
+
+
+def test_nothing_said() -> None:
+    assert hear("").intents == ()
+    assert hear("   ").intents == ()
+    assert hear("um, uh").intents == ()
+    assert hear("...").intents == ()
+
+
+def test_has_and_signal() -> None:
+    utterance = hear("no that's all, thanks bye", "anything_else")
+    assert utterance.has("no") and utterance.has("goodbye") and not utterance.has("yes")
+    assert utterance.signal("goodbye").name == "goodbye"
+    assert utterance.signal("book") is None
+
+
+def test_a_question_about_a_service_is_not_a_booking() -> None:
+    utterance = hear("what is a remedial massage")
+    assert intent_names(utterance) == ["service_info"]
+    assert utterance.service_ids == ("massage",)

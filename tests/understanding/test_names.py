@@ -1,0 +1,147 @@
+"""Names and spelled letters."""
+
+from __future__ import annotations
+
+import pytest
+
+from appliance.understanding import PersonName
+
+from .hearing import hear
+
+FULL = [
+    ("Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("sarah johnson", "full_name", "Sarah", "Johnson"),
+    ("my name is Sarah Johnson", "intent", "Sarah", "Johnson"),
+    ("it's Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("this is Jon Smyth", "intent", "Jon", "Smyth"),
+    ("Sarah Jane Johnson", "full_name", "Sarah", "Johnson"),
+    ("yeah it's um Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("Johnson, Sarah", "full_name", "Sarah", "Johnson"),
+    ("hi, Sarah Johnson speaking", "intent", "Sarah", "Johnson"),
+    ("Sarah Johnson here", "intent", "Sarah", "Johnson"),
+    ("my name's Kirsty Douglas and I'd like to book", "intent", "Kirsty", "Douglas"),
+    ("Mary Smith-Jones", "full_name", "Mary", "Smith-Jones"),
+    ("Sean O'Brien", "full_name", "Sean", "O'Brien"),
+    ("Liam O'Connor", "full_name", "Liam", "O'Connor"),
+    ("Callum MacLeod", "full_name", "Callum", "MacLeod"),
+    ("Anna van der Berg", "full_name", "Anna", "Van Der Berg"),
+    ("Will Smith", "full_name", "Will", "Smith"),
+    ("Sarah J Johnson", "full_name", "Sarah", "Johnson"),
+    ("it's Sarah Johnson, born fourth of March eighty five", "full_name", "Sarah", "Johnson"),
+    ("Sarah Johnson please", "full_name", "Sarah", "Johnson"),
+    ("I'm Sarah Johnson and I need to cancel", "intent", "Sarah", "Johnson"),
+    ("my first name is Jon and my last name is Smyth", "intent", "Jon", "Smyth"),
+    ("Aroha Ngata", "full_name", "Aroha", "Ngata"),
+    ("it's Mrs Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("Dr Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("Jo Ng", "full_name", "Jo", "Ng"),
+    ("I'm booking for my son, his name is Tom Johnson", "full_name", "Tom", "Johnson"),
+    ("booking for Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("the appointment's under Sarah Johnson", "full_name", "Sarah", "Johnson"),
+]
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "first", "last"), FULL)
+def test_full_names(text: str, waiting_for: str, first: str, last: str) -> None:
+    assert hear(text, waiting_for).name == PersonName(first, last)
+
+
+PARTS = [
+    ("my last name is Smyth", "intent", None, "Smyth"),
+    ("surname's Smyth", "dob", None, "Smyth"),
+    ("first name Jon", "intent", "Jon", None),
+    ("actually my last name is Smyth", "confirm", None, "Smyth"),
+    ("Jon", "first_name", "Jon", None),
+    ("it's Jon", "first_name", "Jon", None),
+    ("Smyth", "last_name", None, "Smyth"),
+    ("Smyth, S M Y T H", "last_name", None, "Smyth"),
+    ("s m y t h", "last_name", None, "Smyth"),
+    ("S-M-Y-T-H", "last_name", None, "Smyth"),
+    ("J O N", "first_name", "Jon", None),
+    ("Sarah", "full_name", "Sarah", None),
+    ("June", "first_name", "June", None),
+    ("I'm Sarah", "intent", "Sarah", None),
+    ("hi, I'm Sarah", "intent", "Sarah", None),
+    ("I'm Sarah calling about my appointment", "intent", "Sarah", None),
+    ("Ng", "last_name", None, "Ng"),
+    ("no, the first name is wrong, it's Kris with a K, K R I S", "confirm", "Kris", None),
+    ("actually, sorry, my last name is Smyth, S M Y T H, not Smith", "dob", None, "Smyth"),
+    ("A R O H A, N G A T A", "spelling", "Aroha", "Ngata"),
+]
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "first", "last"), PARTS)
+def test_name_parts(text: str, waiting_for: str, first: str | None, last: str | None) -> None:
+    assert hear(text, waiting_for).name == PersonName(first, last)
+
+
+NO_NAME = [
+    ("yes", "full_name"), ("hi", "full_name"), ("um", "full_name"), ("appointment", "full_name"),
+    ("tomorrow", "full_name"), ("a flu shot", "full_name"), ("the city", "full_name"),
+    ("sorry, what was that?", "full_name"), ("I'm not sure", "full_name"), ("I want to cancel", "full_name"),
+    ("it's the, um... you know, from before", "full_name"), ("may I book in", "full_name"),
+    ("Sarah Johnson", "intent"), ("Sarah Johnson", "dob"), ("I'm calling about my appointment", "intent"),
+    ("this is the pharmacy", "intent"), ("I'm pregnant", "intent"), ("I'm exhausted", "intent"),
+    ("I'm really sore", "intent"), ("it's tomorrow", "full_name"), ("North Sydney", "full_name"),
+    ("what name is the booking under", "intent"), ("it's fine", "intent"),
+    ("I'm outside, where do I park", "intent"), ("I'm here for my appointment", "intent"),
+    ("I want to cancel my appointment with Raj Shah", "full_name"),
+    ("I'm not a patient, I'm calling from Local Search Pro", "full_name"),
+]
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), NO_NAME)
+def test_no_name(text: str, waiting_for: str) -> None:
+    assert hear(text, waiting_for).name is None, text
+
+
+SPELLED = [
+    ("S M Y T H", "spelling", "SMYTH"),
+    ("S-M-Y-T-H", "spelling", "SMYTH"),
+    ("s m y t h", "last_name", "SMYTH"),
+    ("S. M. Y. T. H.", "spelling", "SMYTH"),
+    ("s as in sugar, m, y, t, h", "spelling", "SMYTH"),
+    ("s m y double t h", "spelling", "SMYTTH"),
+    ("O apostrophe C O N N O R", "spelling", "O'CONNOR"),
+    ("M A C, capital L, E O D", "spelling", "MACLEOD"),
+    ("A R O H A, N G A T A", "spelling", "AROHA NGATA"),
+    ("K R I S", "spelling", "KRIS"),
+    ("Smyth, S M Y T H", "last_name", "SMYTH"),
+    ("my name is Smyth, that's S M Y T H", "intent", "SMYTH"),
+    ("no, it's K R I S", "confirm", "KRIS"),
+]
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "letters"), SPELLED)
+def test_spelled(text: str, waiting_for: str, letters: str) -> None:
+    assert hear(text, waiting_for).spelled == letters
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
+    ("I need an x ray", "intent"), ("the c b d clinic", "intent"), ("o four one two", "phone"),
+    ("Kris with a K", "confirm"), ("plan a", "intent"), ("I'd like a b12 shot", "intent"),
+])
+def test_not_spelled(text: str, waiting_for: str) -> None:
+    assert hear(text, waiting_for).spelled is None
+
+
+def test_spelling_corrects_the_word_it_spells() -> None:
+    assert hear("Smith, S M Y T H", "last_name").name == PersonName(None, "Smyth")
+    assert hear("Jon Smith, that's S M Y T H", "full_name").name == PersonName("Jon", "Smyth")
+
+
+def test_one_spelled_word_leaves_the_part_to_the_engine() -> None:
+    utterance = hear("K R I S", "spelling")
+    assert utterance.name is None and utterance.spelled == "KRIS"
+
+
+def test_practitioner_names_are_patient_names_while_a_name_is_asked() -> None:
+    utterance = hear("Anna Lee", "full_name")
+    assert utterance.name == PersonName("Anna", "Lee")
+    assert utterance.practitioner_id is None
+
+
+def test_name_said_in_the_opening_with_the_task() -> None:
+    utterance = hear("hi this is Jon Smyth, I need to cancel my appointment")
+    assert utterance.name == PersonName("Jon", "Smyth")
+    assert utterance.has("cancel")

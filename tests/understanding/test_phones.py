@@ -1,0 +1,60 @@
+"""Phone numbers said as digits or words."""
+
+from __future__ import annotations
+
+import pytest
+
+from .hearing import hear
+
+PHONES = [
+    ("oh four one two, three four five, six seven eight", "AU", "+61412345678"),
+    ("zero four one two three four five six seven eight", "AU", "+61412345678"),
+    ("0412 345 678", "AU", "+61412345678"),
+    ("0412-345-678", "AU", "+61412345678"),
+    ("it's 0412345678", "AU", "+61412345678"),
+    ("oh four one two, three forty five, six seven eight", "AU", "+61412345678"),
+    ("oh four double one, two three four, five six seven", "AU", "+61411234567"),
+    ("oh four one two, triple three, four five six", "AU", "+61412333456"),
+    ("plus six one four one two three four five six seven eight", "AU", "+61412345678"),
+    ("+61 412 345 678", "AU", "+61412345678"),
+    ("oh four hundred, oh oh oh, oh one one", "AU", "+61400000011"),
+    ("oh two nine one two three, four five six seven", "AU", "+61291234567"),
+    ("six oh eight, five five five, oh one four two", "US", "+16085550142"),
+    ("two one two, five five five, oh one eight seven", "US", "+12125550187"),
+    ("oh two one, one two three, four five six seven", "NZ", "+64211234567"),
+    ("oh seven seven oh oh, nine oh oh, eight nine oh", "GB", "+447700900890"),
+    ("oh four one two, um, three four five, uh, six seven eight", "AU", "+61412345678"),
+]
+
+
+@pytest.mark.parametrize(("text", "region", "e164"), PHONES)
+def test_phone_when_asked(text: str, region: str, e164: str) -> None:
+    assert hear(text, "phone", region=region).phone == e164
+
+
+@pytest.mark.parametrize("text", [
+    "oh four one two three four five",   # too short
+    "triple zero",
+    "one two three four five six seven eight nine",   # not a number in the region
+    "same number as I'm calling from",
+    "I don't have a mobile",
+])
+def test_no_phone(text: str) -> None:
+    assert hear(text, "phone").phone is None
+
+
+def test_phone_needs_to_be_asked_or_marked() -> None:
+    assert hear("0412 345 678", "intent").phone is None
+    assert hear("my number is 0412 345 678", "intent").phone == "+61412345678"
+    assert hear("you can call me on oh four one two three four five six seven eight", "intent").phone \
+        == "+61412345678"
+    assert hear("reach me at 0412 345 678", "dob").phone == "+61412345678"
+
+
+def test_phone_in_a_correction() -> None:
+    assert hear("no, it's 0412 345 679", "confirm").phone == "+61412345679"
+
+
+def test_a_date_of_birth_is_not_a_phone_number() -> None:
+    utterance = hear("4 3 85", "dob")
+    assert utterance.phone is None

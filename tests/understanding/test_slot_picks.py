@@ -1,0 +1,78 @@
+"""Picking one of the slots just offered."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from appliance.domain import Slot
+
+from .hearing import SLOTS, hear
+
+# Thursday 12:00 with Dr Lee, Thursday 12:15 with Raj (as in SCENARIOS.md)
+PICKS = [
+    ("the first one", 0), ("first", 0), ("the first", 0), ("number one", 0), ("the earlier one", 0),
+    ("the earliest", 0), ("the second one", 1), ("second", 1), ("the later one", 1), ("the last one", 1),
+    ("the 12:15", 1), ("twelve fifteen", 1), ("quarter past twelve", 1), ("12:15 please", 1),
+    ("the twelve o'clock", 0), ("twelve", 0), ("noon", 0), ("midday please", 0), ("the one with Raj", 1),
+    ("Raj", 1), ("with Dr Lee", 0), ("the one with Anna", 0), ("either is fine", 0), ("whichever", 0),
+    ("any of them", 0), ("either one", 0), ("I don't mind", 0), ("the second one please", 1),
+    ("yeah the first one sounds good", 0), ("not the first one", 1), ("the one at 12:15", 1),
+    ("I'll take the later one with Raj", 1), ("the earlier one with Anna", 0),
+]
+
+
+@pytest.mark.parametrize(("text", "index"), PICKS)
+def test_slot_pick(text: str, index: int) -> None:
+    assert hear(text, "slot_choice", slots=SLOTS).slot_pick == index
+
+
+@pytest.mark.parametrize("text", [
+    "neither", "none of those", "the Thursday one",  # both are on Thursday
+    "the third one", "do you have anything later", "do you have anything on Friday instead",
+    "sorry, how much is a follow-up again?", "the 8:45", "after twelve", "yes", "wait a second",
+])
+def test_no_slot_pick(text: str) -> None:
+    assert hear(text, "slot_choice", slots=SLOTS).slot_pick is None
+
+
+THREE = (
+    Slot(datetime(2026, 11, 25, 8, 0), "followup", "lee", "city", 30),
+    Slot(datetime(2026, 11, 26, 9, 30), "followup", "shah", "north", 30),
+    Slot(datetime(2026, 11, 27, 20, 0), "followup", "gonzalez", "north", 30),
+)
+
+
+@pytest.mark.parametrize(("text", "index"), [
+    ("8 o'clock", 0), ("eight", 0), ("the Wednesday one", 0), ("tomorrow's fine", None), ("the Thursday one", 1),
+    ("half past nine", 1), ("9:30", 1), ("nine thirty", 1), ("Friday", 2), ("the eight pm", 2),
+    ("the North Sydney one on Thursday", 1), ("the morning one", None), ("the evening one", 2),
+    ("the third one", 2), ("the last one", 2), ("the earliest", 0), ("the latest", 2), ("the one on the 26th", 1),
+])
+def test_slot_pick_among_three(text: str, index: int | None) -> None:
+    assert hear(text, "slot_choice", slots=THREE).slot_pick == index
+
+
+def test_no_pick_without_offered_slots() -> None:
+    assert hear("the first one", "slot_choice").slot_pick is None
+
+
+def test_pick_while_confirming() -> None:
+    utterance = hear("no, sorry, that one doesn't work after all, I'd rather have the later one", "confirm",
+                     slots=SLOTS)
+    assert utterance.slot_pick == 1
+    assert utterance.has("no")
+    assert hear("no, the first name is wrong", "confirm", slots=SLOTS).slot_pick is None
+
+
+def test_a_picked_slot_is_not_also_a_new_window() -> None:
+    utterance = hear("the 12:15", "slot_choice", slots=SLOTS)
+    assert utterance.slot_pick == 1 and utterance.window is None
+    other = hear("do you have anything on Friday instead", "slot_choice", slots=SLOTS)
+    assert other.slot_pick is None and other.window.label == "Friday"
+
+
+def test_the_earliest_among_offered_slots_is_a_pick_not_soonest() -> None:
+    utterance = hear("the earliest", "slot_choice", slots=SLOTS)
+    assert utterance.slot_pick == 0 and utterance.window is None

@@ -1,0 +1,273 @@
+"""What the caller wants done, in the many ways callers say it."""
+
+from __future__ import annotations
+
+import pytest
+
+from .hearing import CATALOG_EASTSIDE, hear, intent_names
+
+CASES = {
+    "book": [
+        "I'd like to book",
+        "I'd like to book an appointment",
+        "can I make an appointment",
+        "I need to see someone about my back",
+        "book me a flu shot Friday at Eastside",
+        "do you have anything Thursday",
+        "have you got any availability next week",
+        "can you fit me in today",
+        "I need an appointment for my knee",
+        "I'd like to make a doctor's appointment please",
+        "could I get a booking for next Tuesday",
+        "I want to come in for a massage",
+        "can I see Dr Lee on Friday",
+        "is there anything available tomorrow morning",
+        "I'd like a new appointment",
+        "I need to see a physio",
+        "I'm after an appointment with Raj",
+        "schedule me in for a review",
+        "what's your next available appointment",
+        "yeah hi I was just wondering if you have any appointments this week",
+        "are there any weekend appointments",
+        "can I get the last appointment on Friday",
+        "my daughter needs a flu shot",
+    ],
+    "reschedule": [
+        "I need to move my appointment",
+        "can I change my booking to later",
+        "push it back",
+        "bring it forward",
+        "reschedule",
+        "I'd like to reschedule please",
+        "can I rebook my appointment for next week",
+        "I need to postpone my appointment",
+        "could we change the time of my appointment",
+        "Hi, I need to move my appointment tomorrow",
+        "can I shift my session to Friday",
+        "I need to move my massage",
+        "can you push my appointment back an hour",
+        "I need to cancel tomorrow's appointment and book another one for next week",
+    ],
+    "cancel": [
+        "cancel my appointment",
+        "I want to cancel",
+        "I can't make it tomorrow",
+        "won't be able to come",
+        "I need to cancel my booking on Thursday",
+        "please cancel the massage",
+        "I won't be able to make it",
+        "I'm unable to attend",
+        "can you call off my appointment",
+        "I don't need the appointment anymore",
+    ],
+    "cancel_all": [
+        "cancel all my appointments",
+        "cancel both of them",
+        "cancel everything",
+        "please cancel all of them",
+        "I need to cancel all of my bookings",
+        "can you cancel them all",
+    ],
+    "query": [
+        "when is my appointment",
+        "what appointments do I have",
+        "do I have anything booked",
+        "can you confirm my appointment time",
+        "what time is my appointment tomorrow",
+        "can you tell me when my next appointment is",
+        "I just want to know when my next appointment is",
+        "am I booked in for Friday",
+        "do I have an appointment this week",
+        "is my appointment still on",
+        "could you check my booking",
+    ],
+    "price": [
+        "how much is a follow-up",
+        "what does it cost",
+        "what are your fees",
+        "is there a gap",
+        "how much does a massage cost",
+        "what's the price of an initial consultation",
+        "is it bulk billed",
+        "how much will I be out of pocket",
+        "sorry, how much is a follow-up again?",
+        "do you charge for the first visit",
+    ],
+    "hours": [
+        "what are your opening hours",
+        "are you open on Saturday",
+        "what time do you close",
+        "when do you open",
+        "what time do you open on Saturdays",
+        "are you open tomorrow",
+        "what are your hours",
+        "I just wanted to know your Saturday hours",
+        "which days are you open",
+        "are you closed on public holidays",
+    ],
+    "address": [
+        "where are you located",
+        "what's the address",
+        "where is the North Sydney clinic",
+        "where are you",
+        "how do I get there",
+        "is there parking",
+        "what's the address of your city clinic",
+        "where exactly are you",
+        "which street are you on",
+    ],
+    "service_info": [
+        "what is a follow-up",
+        "what's involved in an initial consultation",
+        "what does a remedial massage include",
+        "how long does a massage take",
+        "what happens at the first visit",
+        "what's the difference between a review and an initial consultation",
+        "what services do you offer",
+        "tell me about the flu shot",
+    ],
+    "human": [
+        "can I speak to a real person",
+        "put me through to reception",
+        "talk to someone",
+        "operator",
+        "0",
+        "zero",
+        "I'd like to speak to someone at reception please",
+        "I need to speak to a member of staff",
+        "can you transfer me to the front desk",
+        "are you a robot",
+        "I want to talk to a human",
+        "I'd like to speak to Raj please",
+    ],
+    "callback": [
+        "can someone call me back",
+        "just have them ring me",
+        "could you get someone to call me",
+        "please call me back this afternoon",
+        "I'd like a call back",
+        "can I leave a message",
+        "have the doctor give me a call",
+    ],
+    "medical_advice": [
+        "should I take ibuprofen",
+        "is it normal that it's swollen",
+        "what dose",
+        "should I ice it or heat it",
+        "can you tell me what's wrong with my knee",
+        "should I be icing it or using heat",
+        "how many panadol can I take",
+        "do I need an x-ray",
+        "is it broken do you think",
+        "what should I do about the swelling",
+        "can I take nurofen with my other tablets",
+    ],
+    "non_service": [
+        "I'm calling from a supplier",
+        "I'm a sales rep",
+        "it's about an invoice",
+        "I have a question about my account balance",
+        "I'm ringing about a job application",
+        "are you hiring",
+        "I'm calling about marketing for your clinic",
+        "this is the pharmacy",
+        "hi this is Jenny from the pharmacy",
+        "I'm calling from BrightSmile Dental Supplies about an overdue invoice",
+        "I think I've been charged twice for my last session",
+        "I'm not a patient",
+        "is the owner available",
+        "we help clinics like yours rank higher on Google",
+        "I'd like to send you my resume",
+    ],
+}
+
+
+@pytest.mark.parametrize(("intent", "text"), [(i, t) for i, lines in CASES.items() for t in lines])
+def test_intent_fires(intent: str, text: str) -> None:
+    catalog = CATALOG_EASTSIDE if "Eastside" in text else None
+    utterance = hear(text, catalog=catalog) if catalog else hear(text)
+    assert utterance.has(intent), (text, utterance.intents)
+    signal = utterance.signal(intent)
+    assert signal is not None and signal.confidence in ("high", "medium", "low")
+
+
+NOT = [
+    ("I don't want to cancel", "cancel"),
+    ("no don't cancel it", "cancel"),
+    ("instead of cancelling can I move it", "cancel"),
+    ("I'd rather not reschedule", "reschedule"),
+    ("I don't need to book anything", "book"),
+    ("can I change my booking to later", "book"),
+    ("do I have anything booked", "book"),
+    ("how much ibuprofen should I take", "price"),
+    ("is there a cancellation fee", "cancel"),
+    ("can I speak to a real person", "book"),
+    ("call me on 0412 345 678", "callback"),
+    ("please don't call me back", "callback"),
+    ("I can't do mornings", "cancel"),
+    ("I'm calling from my work phone", "non_service"),
+    ("is it bulk billed", "non_service"),
+    ("what is the address", "service_info"),
+    ("where is my appointment", "address"),
+    ("my address is 4 Smith St", "address"),
+    ("I hurt myself at the gym", "crisis"),
+    ("can you fit me in today", "emergency"),
+    ("hi", "book"),
+    ("yes", "book"),
+    ("I hurt my knee playing netball", "medical_advice"),
+    ("I'd like to book an appointment", "query"),
+    ("I need an urgent appointment", "emergency"),
+    ("I want to book a heart rate check", "price"),
+    ("it's about my massage", "book"),
+    ("I'm running about 10 minutes late", "cancel"),
+]
+
+
+@pytest.mark.parametrize(("text", "intent"), NOT)
+def test_intent_does_not_fire(text: str, intent: str) -> None:
+    utterance = hear(text)
+    assert not utterance.has(intent), (text, utterance.intents)
+
+
+def test_service_named_with_want_is_a_booking() -> None:
+    utterance = hear("I want a flu shot")
+    assert utterance.has("book")
+    assert "service_mention" in utterance.signal("book").evidence
+
+
+def test_bare_service_at_the_greeting_is_a_weak_booking() -> None:
+    utterance = hear("a flu shot")
+    assert utterance.signal("book").confidence == "low"
+    assert hear("a flu shot", "service").intents == ()
+
+
+def test_lone_zero_is_a_digit_while_a_number_is_asked() -> None:
+    assert hear("0").has("human")
+    assert not hear("0", "phone").has("human")
+
+
+def test_move_and_cancel_together_is_a_move() -> None:
+    utterance = hear("I can't make it tomorrow, can I move it to Friday")
+    assert intent_names(utterance) == ["reschedule"]
+
+
+def test_cancel_all_comes_before_cancel() -> None:
+    assert intent_names(hear("cancel all my appointments")) == ["cancel_all", "cancel"]
+
+
+def test_evidence_labels_name_the_rules() -> None:
+    assert hear("I'd like to book").signal("book").evidence == "booking_terms"
+    assert hear("how much is it").signal("price").evidence == "pricing_terms"
+    assert hear("what are your hours").signal("hours").evidence == "hours_terms"
+    assert hear("I'm a sales rep").signal("non_service").evidence == "non_service_terms"
+
+
+def test_weak_wording_is_medium_confidence() -> None:
+    assert hear("do you have anything Thursday").signal("book").confidence == "medium"
+    assert hear("I can't make it tomorrow").signal("cancel").confidence == "medium"
+    assert hear("I'd like to book").signal("book").confidence == "high"
+
+
+def test_a_later_time_while_choosing_is_not_a_reschedule() -> None:
+    assert not hear("do you have a different time", "slot_choice").has("reschedule")
+    assert hear("can we find a different time for my appointment", "intent").has("reschedule")

@@ -1,0 +1,174 @@
+"""Time preferences as windows, relative to Monday 2026-11-23 09:05."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+import pytest
+
+from appliance.domain import TimeWindow
+
+from .hearing import BOOKINGS, CATALOG_EASTSIDE, hear
+
+
+def day(d: int, month: int = 11, year: int = 2026) -> datetime:
+    return datetime(year, month, d)
+
+
+MORNING = (None, time(12))
+AFTERNOON = (time(12), time(17))
+EVENING = (time(17), None)
+ANY = (None, None)
+
+WINDOWS = [
+    ("today", day(23), day(24), ANY, "today"),
+    ("this afternoon", day(23), day(24), AFTERNOON, "this afternoon"),
+    ("tonight", day(23), day(24), EVENING, "tonight"),
+    ("tomorrow", day(24), day(25), ANY, "tomorrow"),
+    ("tomorrow morning", day(24), day(25), MORNING, "tomorrow morning"),
+    ("tomorrow afternoon", day(24), day(25), AFTERNOON, "tomorrow afternoon"),
+    ("tomorrow evening", day(24), day(25), EVENING, "tomorrow evening"),
+    ("the day after tomorrow", day(25), day(26), ANY, "the day after tomorrow"),
+    ("Thursday", day(26), day(27), ANY, "Thursday"),
+    ("Thursday afternoon", day(26), day(27), AFTERNOON, "Thursday afternoon"),
+    ("on Thursday", day(26), day(27), ANY, "Thursday"),
+    ("this Thursday", day(26), day(27), ANY, "Thursday"),
+    ("next Thursday", day(26), day(27), ANY, "next Thursday"),
+    ("Monday", day(23), day(24), ANY, "Monday"),
+    ("next Monday", day(30), day(1, 12), ANY, "next Monday"),
+    ("next Monday morning", day(30), day(1, 12), MORNING, "next Monday morning"),
+    ("Thursday week", day(3, 12), day(4, 12), ANY, "Thursday week"),
+    ("Saturday please", day(28), day(29), ANY, "Saturday"),
+    ("Wednesday evening", day(25), day(26), EVENING, "Wednesday evening"),
+    ("this week", day(23), day(30), ANY, "this week"),
+    ("next week", day(30), day(7, 12), ANY, "next week"),
+    ("early next week", day(30), day(3, 12), ANY, "early next week"),
+    ("later this week", day(24), day(30), ANY, "later this week"),
+    ("the weekend", day(28), day(30), ANY, "the weekend"),
+    ("the 26th", day(26), day(27), ANY, "Thursday 26 November"),
+    ("the 3rd", day(3, 12), day(4, 12), ANY, "Thursday 3 December"),
+    ("26th of November", day(26), day(27), ANY, "Thursday 26 November"),
+    ("November 26", day(26), day(27), ANY, "Thursday 26 November"),
+    ("November twenty sixth", day(26), day(27), ANY, "Thursday 26 November"),
+    ("Dec 3rd", day(3, 12), day(4, 12), ANY, "Thursday 3 December"),
+    ("26/11", day(26), day(27), ANY, "Thursday 26 November"),
+    ("the first of December", day(1, 12), day(2, 12), ANY, "Tuesday 1 December"),
+    ("in two weeks", day(7, 12), day(14, 12), ANY, "in 2 weeks"),
+    ("Thursday or Friday", day(26), day(28), ANY, "Thursday or Friday"),
+    ("Tuesday to Thursday", day(24), day(27), ANY, "Tuesday to Thursday"),
+    ("Friday, any time", day(27), day(28), ANY, "Friday"),
+    ("Saturday morning then", day(28), day(29), MORNING, "Saturday morning"),
+    ("sometime in the next couple of weeks", day(23), day(7, 12), ANY, "in the next 2 weeks"),
+    ("within the next 3 days", day(23), day(26), ANY, "in the next 3 days"),
+    ("the week after next", day(7, 12), day(14, 12), ANY, "the week after next"),
+    ("end of next week", day(3, 12), day(5, 12), ANY, "the end of next week"),
+]
+
+
+@pytest.mark.parametrize(("text", "start", "end", "times", "label"), WINDOWS)
+def test_day_windows(text: str, start, end, times, label: str) -> None:
+    window = hear(text, "time_preference").window
+    assert window == TimeWindow(label=label, start=start, end=end, time_from=times[0], time_to=times[1])
+
+
+TIMES = [
+    ("after 3 pm", time(15), None, "after 3pm"),
+    ("after three", time(15), None, "after 3pm"),
+    ("after 3", time(15), None, "after 3pm"),
+    ("before 10", None, time(10), "before 10am"),
+    ("before ten am", None, time(10), "before 10am"),
+    ("around 2 pm", time(14), None, "around 2pm"),
+    ("at 2", time(14), None, "around 2pm"),
+    ("at 9", time(9), None, "around 9am"),
+    ("at noon", time(12), None, "around noon"),
+    ("any time after 3", time(15), None, "after 3pm"),
+    ("between 2 and 4", time(14), time(16), "between 2pm and 4pm"),
+    ("not before 10", time(10), None, "after 10am"),
+    ("no later than 4", None, time(16), "before 4pm"),
+    ("after lunch", time(13), None, "after lunch"),
+    ("in the morning", None, time(12), "morning"),
+    ("mornings are best", None, time(12), "morning"),
+    ("late afternoon", time(15), time(17), "late afternoon"),
+    ("after half past two", time(14, 30), None, "after 2:30pm"),
+]
+
+
+@pytest.mark.parametrize(("text", "time_from", "time_to", "label"), TIMES)
+def test_time_of_day_windows(text: str, time_from, time_to, label: str) -> None:
+    window = hear(text, "time_preference").window
+    assert window == TimeWindow(label=label, time_from=time_from, time_to=time_to)
+
+
+def test_day_and_time_together() -> None:
+    assert hear("Friday after 2", "time_preference").window == TimeWindow(
+        "Friday after 2pm", day(27), day(28), time(14), None)
+    assert hear("tomorrow at half past nine", "time_preference").window == TimeWindow(
+        "tomorrow around 9:30am", day(24), day(25), time(9, 30), None)
+    assert hear("Thursday morning after 9", "time_preference").window == TimeWindow(
+        "Thursday morning after 9am", day(26), day(27), time(9), time(12))
+    assert hear("Thursday afternoon at 3", "time_preference").window == TimeWindow(
+        "Thursday afternoon around 3pm", day(26), day(27), time(15), time(17))
+
+
+@pytest.mark.parametrize("text", ["soonest", "as soon as possible", "ASAP", "earliest", "the earliest you have",
+                                  "first available", "any time", "anytime", "whenever", "whatever's soonest",
+                                  "next available", "I don't mind", "no preference", "the sooner the better"])
+def test_soonest(text: str) -> None:
+    assert hear(text, "time_preference").window == TimeWindow(label="soonest")
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
+    ("tomorrow", "dob"), ("Thursday", "phone"), ("Thursday", "full_name"), ("June", "first_name"),
+    ("Friday", "last_name"), ("Monday", "spelling"), ("fourth of March eighty five", "dob"),
+])
+def test_no_window_while_asked_for_identity(text: str, waiting_for: str) -> None:
+    assert hear(text, waiting_for).window is None
+
+
+@pytest.mark.parametrize("text", ["yes", "two appointments please", "I'd like to book", "the first one",
+                                  "I'm not sure", "I don't mind", "hi", "I'm running about 10 minutes late",
+                                  "it takes about 2 hours", "there are 3 of us"])
+def test_no_window(text: str) -> None:
+    assert hear(text, "intent").window is None
+
+
+def test_an_existing_appointment_is_not_a_preference() -> None:
+    assert hear("Hi, I need to move my appointment tomorrow").window is None
+    assert hear("I need to cancel my appointment on Thursday").window is None
+    assert hear("I was going to cancel my Wednesday massage").window is None
+    assert hear("move my appointment tomorrow to Thursday").window.label == "Thursday"
+    assert hear("can I move it from tomorrow to Friday").window.label == "Friday"
+    assert hear("the one tomorrow", "booking_choice", bookings=BOOKINGS).window is None
+
+
+def test_a_booking_request_keeps_its_day() -> None:
+    assert hear("book me a flu shot Friday at Eastside", catalog=CATALOG_EASTSIDE).window.label == "Friday"
+    assert hear("can I book the earliest appointment on Thursday").window.label == "Thursday"
+    assert hear("do you have anything Thursday").window.label == "Thursday"
+
+
+def test_a_day_ruled_out_is_not_the_window() -> None:
+    assert hear("oh sorry, I meant Friday, not Thursday", "slot_choice").window.label == "Friday"
+    assert hear("not Thursday, Friday", "time_preference").window.label == "Friday"
+    assert hear("anything but Monday", "time_preference").window is None
+
+
+def test_when_today_is_that_day() -> None:
+    wednesday = datetime(2026, 11, 25, 8, 0)
+    assert hear("Wednesday", "time_preference", now=wednesday).window.start == day(25)
+    assert hear("next Wednesday", "time_preference", now=wednesday).window.start == day(2, 12)
+
+
+def test_a_past_date_rolls_to_next_year() -> None:
+    assert hear("the 5th of March", "time_preference").window.start == datetime(2027, 3, 5)
+    assert hear("the 5th", "time_preference").window.start == datetime(2026, 12, 5)
+
+
+def test_us_order_for_numeric_days() -> None:
+    assert hear("12/3", "time_preference", region="US").window.start == day(3, 12)
+    assert hear("3/12", "time_preference", region="AU").window.start == day(3, 12)
+
+
+def test_a_yes_repeating_the_read_back_is_not_a_new_window() -> None:
+    assert hear("yes, Thursday at 12 is fine", "confirm").window is None
+    assert hear("no, make it Friday", "confirm").window.label == "Friday"

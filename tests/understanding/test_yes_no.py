@@ -1,0 +1,116 @@
+"""Yes, no, corrections and goodbyes, where they stand in the sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from .hearing import hear, intent_names
+
+YES = ["yes", "yeah", "yep", "yup", "sure", "correct", "that's right", "that is right", "sounds good",
+       "please do", "go ahead", "perfect", "ok", "okay", "that works", "book it", "yes please",
+       "yeah that's fine", "uh huh", "mm hmm", "absolutely", "that sounds great", "alright",
+       "yes, that's right", "yes that's right", "that's correct", "lovely", "great, thanks",
+       "that suits me", "go for it", "yes, cancel all of them", "yeah no worries", "I guess so", "all good",
+       "sure why not"]
+
+
+@pytest.mark.parametrize("text", YES)
+def test_yes(text: str) -> None:
+    utterance = hear(text, "confirm")
+    assert utterance.has("yes"), (text, utterance.intents)
+    assert not utterance.has("no"), text
+
+
+NO = ["no", "nope", "nah", "not really", "that's wrong", "no thanks", "neither", "none of those",
+      "no, that's not right", "that's not right", "yeah no", "no thank you", "I don't think so",
+      "not quite", "no, actually, leave it, I'll keep it", "no, the first name is wrong",
+      "that doesn't work for me", "neither of those suit", "oh no, not that one"]
+
+
+@pytest.mark.parametrize("text", NO)
+def test_no(text: str) -> None:
+    utterance = hear(text, "confirm")
+    assert utterance.has("no"), (text, utterance.intents)
+    assert not utterance.has("yes"), text
+
+
+NEITHER = ["no worries", "I'm not sure", "sorry, what was that?", "I have no idea", "is that correct?",
+           "where exactly are you", "I definitely need to cancel", "no problem at all"]
+
+
+@pytest.mark.parametrize("text", NEITHER)
+def test_not_a_no(text: str) -> None:
+    assert not hear(text).has("no"), text
+
+
+@pytest.mark.parametrize("text", ["I'm not sure", "sorry, what was that?", "is that correct?",
+                                  "where exactly are you", "I definitely need to cancel", "good morning",
+                                  "I'm not ok with that"])
+def test_not_a_yes(text: str) -> None:
+    assert not hear(text).has("yes"), text
+
+
+CORRECTIONS = ["actually it's Friday", "sorry, I meant Tuesday", "no, it's Smyth", "I said Thursday",
+               "wait, the second one", "oh sorry, I meant Friday, not Thursday", "actually, make that 3pm",
+               "scratch that, Wednesday", "my mistake, it's the fifth", "no it should be Smith",
+               "actually my last name is Smyth", "change that to Friday", "hang on, I got that wrong"]
+
+
+@pytest.mark.parametrize("text", CORRECTIONS)
+def test_correction(text: str) -> None:
+    assert hear(text, "confirm").has("correction"), text
+
+
+@pytest.mark.parametrize("text", ["sorry, how much is a follow-up again?", "I can't make it tomorrow",
+                                  "sorry, what was that?", "yes that's right", "I'll wait for your call",
+                                  "can you make it later"])
+def test_not_a_correction(text: str) -> None:
+    assert not hear(text).has("correction"), text
+
+
+GOODBYES = ["bye", "goodbye", "that's all", "that's everything", "nothing else", "no that's it thanks",
+            "I'm good thanks", "no thanks, that's all", "thanks for your help", "have a good day",
+            "that'll be all", "no, that's everything, thanks", "see you", "cheers, bye", "nope all good",
+            "no, nothing, sorry, wrong number. Bye"]
+
+
+@pytest.mark.parametrize("text", GOODBYES)
+def test_goodbye(text: str) -> None:
+    assert hear(text, "anything_else").has("goodbye"), text
+
+
+@pytest.mark.parametrize("text", ["that's not all", "is that all?", "I'm good to go ahead with that",
+                                  "that's all I wanted to ask, how much is it", "good morning"])
+def test_not_a_goodbye(text: str) -> None:
+    assert not hear(text, "intent").has("goodbye"), text
+
+
+def test_several_acts_at_once() -> None:
+    assert intent_names(hear("no that's all, thanks bye", "anything_else")) == ["no", "goodbye"]
+    assert intent_names(hear("yes and how much is it", "confirm")) == ["price", "yes"]
+    assert intent_names(hear("no, it's Smyth", "confirm")) == ["no", "correction"]
+
+
+def test_a_read_back_makes_ok_a_sure_yes() -> None:
+    loose = hear("ok", "intent").signal("yes")
+    sure = hear("ok", "confirm").signal("yes")
+    assert loose.confidence == "medium"
+    assert sure.confidence == "high"
+    assert sure.evidence == "confirm_prompt,affirmation"
+
+
+def test_thanks_alone_closes_only_when_asked_for_anything_else() -> None:
+    assert hear("thanks", "anything_else").signal("goodbye").confidence == "high"
+    assert hear("thanks", "intent").signal("goodbye").confidence == "low"
+
+
+def test_thats_it_depends_on_what_came_before() -> None:
+    assert hear("yes that's it", "confirm").has("yes")
+    assert hear("no that's it", "anything_else").has("goodbye")
+    assert not hear("yes that's it", "confirm").has("goodbye")
+
+
+def test_evidence_labels() -> None:
+    assert hear("no", "intent").signal("no").evidence == "negation"
+    assert hear("actually, Friday", "intent").signal("correction").evidence == "correction_terms"
+    assert hear("bye", "intent").signal("goodbye").evidence == "caller_closing"
