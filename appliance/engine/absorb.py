@@ -17,6 +17,7 @@ from .context import CallContext
 
 # most specific first: "cancel all" beats "cancel", "move" beats "cancel"
 TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
+EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 NAME_QUESTIONS = frozenset({"full_name", "first_name", "last_name", "spelling"})
 QUESTION_INTENTS = ("price", "service_info")
 
@@ -56,6 +57,8 @@ def _absorb_task(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
         ctx.reset_task_details()
     ctx.task = task
     ctx.given.add("task")
+    if task in EXISTING_BOOKING_TASKS and ctx.bookings is None:
+        ctx.booking_hint_texts.append(utt.text)
 
 
 def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
@@ -63,9 +66,11 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None
         return  # the record exists; a late correction goes to the front desk, not a second record
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
-    if utt.spelled:
+    if utt.spelled and not (first and last):
         spelled = utt.spelled.title()
-        if _spells(spelled, first) and not _spells(spelled, last):
+        if " " in spelled and not (first or last):
+            first, last = spelled.split(" ", 1)
+        elif _spells(spelled, first) and not _spells(spelled, last):
             first = spelled
         elif _spells(spelled, last):
             last = spelled

@@ -44,6 +44,7 @@ class CallContext:
     practitioner_id: str | None = None  # an id, domain.ANYONE, or None (not said: anyone)
     window: TimeWindow | None = None
     booking_hint: TimeWindow | None = None   # a day said about an existing booking, before we loaded them
+    booking_hint_texts: list[str] = field(default_factory=list)  # the caller's words about it ("the one tomorrow")
     offered: tuple[Slot, ...] = ()
     offer_in_window: bool = True
     offer_window: TimeWindow | None = None
@@ -112,4 +113,5 @@ class CallContext:
         self.picked = None
         self.target_ids = ()
         self.bookings = None
+        self.booking_hint_texts = []
         self.question_service_id = None

@@ -336,9 +336,23 @@ class Engine:
             run, raw = self.runner.run(step.tool, args, state=state.name, state_tools=state.tools)
             self._tools.append(run)
             apply_result(run, raw, self.ctx, self.store)
+            if run.name == "GetCurrentlyBookedAppts" and run.ok:
+                self._pick_booking_from_earlier_words()
             if not run.ok:
                 return run
         return None
+
+    def _pick_booking_from_earlier_words(self) -> None:
+        """"Move my appointment tomorrow" was said before we knew the bookings: read it again now."""
+        ctx = self.ctx
+        if ctx.target_ids or not ctx.bookings:
+            return
+        for text in reversed(ctx.booking_hint_texts):
+            utt = self._understand(text, self.current, waiting_for="booking_choice")
+            picks = tuple(ctx.bookings[i].id for i in utt.booking_picks if 0 <= i < len(ctx.bookings))
+            if picks and (len(picks) == 1 or ctx.task == "cancel_all"):
+                ctx.target_ids = picks
+                return
 
     # ------------------------------------------------------------ speaking
 
@@ -369,9 +383,9 @@ class Engine:
 
     # ------------------------------------------------------------ understanding
 
-    def _understand(self, text: str, state: State) -> Utterance:
+    def _understand(self, text: str, state: State, *, waiting_for: str | None = None) -> Utterance:
         context = ListenContext(
-            waiting_for=state.waiting_for, now=self.clock.now(), catalog=self.catalog,
+            waiting_for=waiting_for or state.waiting_for, now=self.clock.now(), catalog=self.catalog,
             region=self.profile.region, offered_slots=self.ctx.offered, bookings=self.ctx.bookings or (),
         )
         try:
