@@ -431,6 +431,7 @@ class Engine:
         self._transitions: list[Transition] = []
         self._steps = 0
         self.llm_ms: float | None = None
+        self.record_ms = 0.0   # time spent writing the call record this turn (I/O, not deciding)
         self._turn_started = time.perf_counter()
 
     def _guarded(self, work: Callable[[], None]) -> None:
@@ -501,6 +502,7 @@ class Engine:
         """Commit the queued record entries; if the disk refuses, keep them and retry next time."""
         if self.recorder is None or not self._unsaved:
             return
+        started = time.perf_counter()
         try:
             batch = getattr(self.recorder, "write_batch", None)
             if batch is not None:
@@ -514,6 +516,8 @@ class Engine:
         except Exception as exc:
             log.error("call %s: call record not written yet (%s); will retry", self.ctx.call_id if self.ctx else "-",
                       type(exc).__name__)
+        finally:
+            self.record_ms += (time.perf_counter() - started) * 1000
 
     @property
     def unsaved_records(self) -> int:

@@ -36,8 +36,19 @@ CALLBACK_DONE_INTRO = {
 }
 
 
+def _in_sentence(name: str) -> str:
+    """'Remedial massage' reads 'remedial massage' mid-sentence; 'MRI scan' stays as it is."""
+    if len(name) > 1 and name[0].isupper() and name[1].islower():
+        return name[0].lower() + name[1:]
+    return name
+
+
 def _article(name: str) -> str:
     return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 class Facts:
@@ -68,7 +79,7 @@ class Facts:
 
     def _appointment(self, appt: AppointmentRecord | Slot, *, with_service: bool = True) -> str:
         service_id = appt.service_id
-        text = f"{self._service_name(service_id)} " if with_service else ""
+        text = f"{_in_sentence(self._service_name(service_id))} " if with_service else ""
         text += f"with {self._with_whom(appt.practitioner_id)}{self._where(appt.location_id)} on {say_when(appt.start, self.now)}"
         return text
 
@@ -123,10 +134,10 @@ class Facts:
 
     # ---- services and prices
     def fact_service(self) -> str:
-        return self._service_name(self.ctx.service_id).lower()
+        return _in_sentence(self._service_name(self.ctx.service_id))
 
     def fact_service_list(self) -> str:
-        return join_words([s.name.lower() for s in self.env.catalog.services], "or")
+        return join_words([_in_sentence(s.name) for s in self.env.catalog.services], "or")
 
     def fact_location_list(self) -> str:
         options = possible_locations(self.ctx, self.env.catalog) if self.ctx.service_id else [
@@ -144,9 +155,9 @@ class Facts:
             return "I'm sorry, I can't find that price just now; the front desk can tell you."
         if len(services) == 1:
             s = services[0]
-            return f"{_article(s['name']).capitalize()} is {say_price(s['price'], symbol)}, and takes {say_minutes(s['minutes'])}."
-        listed = [f"{_article(s['name'].lower())} is {say_price(s['price'], symbol)}" for s in services]
-        return join_words(listed).capitalize() + "."
+            return f"{_capital(_article(_in_sentence(s['name'])))} is {say_price(s['price'], symbol)}, and takes {say_minutes(s['minutes'])}."
+        listed = [f"{_article(_in_sentence(s['name']))} is {say_price(s['price'], symbol)}" for s in services]
+        return _capital(join_words(listed)) + "."
 
     def fact_service_info_answer(self) -> str:
         types = self._tool_services("types")
@@ -159,7 +170,7 @@ class Facts:
             about = t.get("description") or f"{_article(t['name'])} appointment"
             about = about.rstrip(".")
             return f"{t['name']}: {about}. It takes {say_minutes(t['minutes'])} and costs {say_price(price, symbol)}."
-        return f"We offer {join_words([t['name'].lower() for t in types])}."
+        return f"We offer {join_words([_in_sentence(t['name']) for t in types])}."
 
     # ---- the caller
     def fact_first_name_comma(self) -> str:
@@ -186,7 +197,7 @@ class Facts:
             return ""
         who = self.env.catalog.practitioner(ctx.practitioner_id).name
         if ctx.service_id and ctx.service_id not in self.env.catalog.practitioner(ctx.practitioner_id).services:
-            return f"I'm sorry, {who} doesn't offer {self._service_name(ctx.service_id).lower()} appointments."
+            return f"I'm sorry, {who} doesn't offer {_in_sentence(self._service_name(ctx.service_id))} appointments."
         if ctx.location_id:
             return f"I'm sorry, {who} doesn't work at our {self.env.catalog.location(ctx.location_id).name} clinic."
         return ""
@@ -234,7 +245,7 @@ class Facts:
         return join_words([_article(self._appointment(b)) for b in shown])
 
     def fact_booking_choices(self) -> str:
-        return join_words([f"the {self._service_name(b.service_id).lower()} on {say_when(b.start, self.now)}"
+        return join_words([f"the {_in_sentence(self._service_name(b.service_id))} on {say_when(b.start, self.now)}"
                            for b in self.ctx.bookings or ()], "or")
 
     def fact_booking_count(self) -> str:
