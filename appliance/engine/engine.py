@@ -142,9 +142,29 @@ class Engine:
         self._guarded(lambda: self._enter(target, Trigger("transfer_failed", "high", "phone_line")))
         return self._finish_turn("", None)
 
-    def end_quietly(self, reason: str = "silence") -> str:
-        """The caller went silent and the voice layer said goodbye: end with what happened."""
-        return self.hangup()
+    def check_in(self, attempt: int) -> TurnResult:
+        """The caller has gone quiet: ask if they are still there (attempt 1, 2, ...), staying where we are."""
+        if self.ctx is None or self.ctx.ended:
+            raise CallEnded("no live call to check in on")
+        self._reset_turn()
+        self.seq += 1
+        self._say("silence_check_in", max(0, attempt - 1))
+        state = self.current
+        self._say_state(state, reask=True)
+        return self._finish_turn("", Trigger("silence", "high", f"check_in_{attempt}"))
+
+    def silence_goodbye(self) -> TurnResult:
+        """Nobody answered the check-ins: say goodbye and end; the outcome keeps what already happened."""
+        if self.ctx is None or self.ctx.ended:
+            raise CallEnded("no live call to end")
+        self._reset_turn()
+        self.seq += 1
+        self._say("silence_goodbye")
+        self.ctx.hung_up = True     # the caller left us, as far as the outcome is concerned
+        self.ctx.ended = True
+        self.ctx.end_action = "hangup"
+        self._record_end()
+        return self._finish_turn("", Trigger("silence", "high", "no_answer"))
 
     def outcome(self) -> str | None:
         return self._outcome() if self.ended else None

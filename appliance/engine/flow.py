@@ -298,9 +298,16 @@ def _parse_templates(raw: Any, problems: list) -> dict[str, tuple[str, ...]]:
 
 # ---------------------------------------------------------------- validation
 
+# templates the engine itself says, outside any state
+ENGINE_TEMPLATES = ("silence_check_in", "silence_goodbye")
+
+
 def validate_flow(flow: Flow) -> list[tuple[str, str]]:
     """Every structural rule the engine depends on; an empty list means the flow may run."""
     problems: list[tuple[str, str]] = []
+    for name in ENGINE_TEMPLATES:
+        if name not in flow.templates:
+            problems.append((f"templates.{name}", "missing: the engine says this when the caller goes quiet"))
     states = flow.states
     side_trip_targets = {e.to for e in flow.global_edges if e.side_trip}
 

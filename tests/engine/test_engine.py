@@ -230,3 +230,22 @@ def test_goodbye_ends_with_info(engine):
     engine.start(CallInfo(caller_id=SARAH))
     result = engine.turn("oh sorry, wrong number, bye")
     assert result.ended and result.outcome == "info" and result.hangup
+
+
+def test_silence_check_ins_then_goodbye(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    first = engine.check_in(1)
+    second = engine.check_in(2)
+    assert first.reply.startswith("Are you still there?") and first.waiting_for == "intent"
+    assert second.reply != first.reply and not second.ended
+    end = engine.silence_goodbye()
+    assert end.ended and end.outcome == "abandoned" and end.hangup
+    assert list(db["calls"].rows)[0]["outcome"] == "abandoned"
+
+
+def test_silence_after_a_booking_keeps_the_outcome(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "book a follow-up at the City clinic", "Sarah Johnson", "4 March 1985", "Thursday afternoon",
+        "the first one", "yes")
+    assert engine.current.name == "booked"
+    assert engine.silence_goodbye().outcome == "booked"
