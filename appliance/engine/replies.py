@@ -268,7 +268,11 @@ class Facts:
         slot = self.ctx.picked
         if not slot:
             return "the new time"
-        return f"{say_when(slot.start, self.now)} with {self._with_whom(slot.practitioner_id)}{self._where(slot.location_id)}"
+        when = say_when(slot.start, self.now)
+        old = self.ctx.targets[0] if self.ctx.targets else None
+        if old is not None and (old.practitioner_id, old.location_id) == (slot.practitioner_id, slot.location_id):
+            return when  # same person, same place: only the time changes
+        return f"{when} with {self._with_whom(slot.practitioner_id)}{self._where(slot.location_id)}"
 
     def fact_new_summary(self) -> str:
         if not self.ctx.rescheduled:
