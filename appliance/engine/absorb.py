@@ -121,14 +121,14 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) 
     asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None and waiting_for != "service"
     if utt.service_ids:
         if asking_question:
-            ctx.question_service_id = utt.service_ids[0]
+            ctx.question_service_ids = tuple(utt.service_ids)
         elif utt.service_ids[0] != ctx.service_id:
             ctx.service_id = utt.service_ids[0]
             given.add("service")
         elif waiting_for == "service":
             given.add("service")
     elif asking_question:
-        ctx.question_service_id = ctx.service_id
+        ctx.question_service_ids = (ctx.service_id,) if ctx.service_id else ()
     if utt.location_id is not None and not asking_question:
         if utt.location_id != ctx.location_id or waiting_for == "location":
             given.add("location")

@@ -78,9 +78,17 @@ def said_yes(ctx: CallContext, env: RuleEnv) -> Trigger | None:
     """A plain yes: no 'no' with it, and nothing said that changes what was read back."""
     if ctx.utt is None or ctx.utt.has("no"):
         return None
+    if ctx.side_trips_this_turn and ctx.pending_kind is not None:
+        return None  # "before I say yes, how much is it?": answer, then ask again
     if ctx.pending_kind is not None and pending_confirmation(ctx.pending_kind, ctx) != ctx.pending:
         return None
     return intent_trigger(ctx, "yes")
+
+
+@rule
+def yes_to_read_back(ctx: CallContext, env: RuleEnv) -> bool:
+    """A yes while a summary waits for one ("yes that's all correct" is no goodbye)."""
+    return ctx.pending_kind is not None and ctx.utt is not None and ctx.utt.has("yes")
 
 
 @rule

@@ -58,7 +58,7 @@ class CallContext:
     booked: AppointmentRecord | None = None
     rescheduled: tuple[AppointmentRecord, AppointmentRecord] | None = None
     cancelled: tuple[AppointmentRecord, ...] = ()
-    question_service_id: str | None = None
+    question_service_ids: tuple[str, ...] = ()   # what the caller's question is about
 
     # handoffs
     callback_reason: str | None = None
@@ -81,6 +81,7 @@ class CallContext:
     # bookkeeping for the rules
     utt: Utterance | None = None        # the utterance being handled this turn
     given: set[str] = field(default_factory=set)   # what this turn's words filled
+    side_trips_this_turn: int = 0                  # questions answered this turn
     skipped: set[str] = field(default_factory=set) # questions given up on (caller could not answer)
     misses: dict[str, int] = field(default_factory=dict)
     last_tool: ToolRun | None = None
@@ -114,4 +115,4 @@ class CallContext:
         self.target_ids = ()
         self.bookings = None
         self.booking_hint_texts = []
-        self.question_service_id = None
+        self.question_service_ids = ()

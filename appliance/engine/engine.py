@@ -189,6 +189,7 @@ class Engine:
         ctx = self.ctx
         ctx.utt = utt
         ctx.given = set()
+        ctx.side_trips_this_turn = 0
         absorb(ctx, utt, state.waiting_for)
         derive(ctx, self.env)
         first: Trigger | None = None
@@ -338,6 +339,7 @@ class Engine:
         raise RuntimeError(f"state {state.name!r} has no edge for this call")
 
     def _side_trip(self, edge: Edge, trigger: Trigger) -> None:
+        self.ctx.side_trips_this_turn += 1
         self._side_origin.append(self.state)
         self._enter(edge.to, trigger)
 
@@ -368,7 +370,8 @@ class Engine:
         if ctx.target_ids or not ctx.bookings:
             return
         for text in reversed(ctx.booking_hint_texts):
-            utt = self._understand(text, self.current, waiting_for="booking_choice")
+            # heard as the opening it was, so only explicit references ("the one on Friday") pick
+            utt = self._understand(text, self.current, waiting_for="intent")
             picks = tuple(ctx.bookings[i].id for i in utt.booking_picks if 0 <= i < len(ctx.bookings))
             if picks and (len(picks) == 1 or ctx.task == "cancel_all"):
                 ctx.target_ids = picks

@@ -16,7 +16,7 @@ def pending_confirmation(kind: str, ctx: CallContext) -> tuple | None:
         return ("book", ctx.patient.id, ctx.picked.key)
     if kind == "reschedule" and ctx.targets and ctx.picked:
         return ("reschedule", ctx.targets[0].id, ctx.picked.key)
-    if kind == "cancel" and ctx.targets:
+    if kind == "cancel" and len(ctx.targets) == 1:
         return ("cancel", ctx.targets[0].id)
     if kind == "cancel_all" and (ctx.targets or ctx.bookings):
         return ("cancel_all", tuple(sorted(b.id for b in (ctx.targets or ctx.bookings or ()))))

@@ -28,7 +28,7 @@ def tool_arguments(name: str, ctx: CallContext, env: RuleEnv) -> dict[str, Any]:
         return {"first_name": ctx.first_name, "last_name": ctx.last_name, "dob": ctx.dob,
                 "phone": ctx.phone or ctx.caller_id or None}
     if name in ("GetServicesAndPricing", "GetAppointmentTypes"):
-        return {"service_id": ctx.question_service_id}
+        return {"service_ids": list(ctx.question_service_ids)}
     if name == "CheckAvailability":
         location = ctx.location_id
         if location is None:

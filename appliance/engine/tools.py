@@ -159,14 +159,14 @@ class ToolRunner:
         status = "dob_mismatch" if named else "not_found"
         return {"by": "name_dob", "status": status, "patient_id": None}
 
-    def _GetServicesAndPricing(self, *, service_id: str | None = None) -> dict:
+    def _GetServicesAndPricing(self, *, service_ids: list[str] | None = None) -> dict:
         catalog = self.store.catalog()
-        services = [s for s in catalog.services if service_id in (None, s.id)]
+        services = [s for s in catalog.services if not service_ids or s.id in service_ids]
         return {"services": [{"id": s.id, "name": s.name, "minutes": s.minutes, "price": s.price} for s in services]}
 
-    def _GetAppointmentTypes(self, *, service_id: str | None = None) -> dict:
+    def _GetAppointmentTypes(self, *, service_ids: list[str] | None = None) -> dict:
         catalog = self.store.catalog()
-        services = [s for s in catalog.services if service_id in (None, s.id)]
+        services = [s for s in catalog.services if not service_ids or s.id in service_ids]
         return {"types": [{"id": s.id, "name": s.name, "minutes": s.minutes, "description": s.description}
                           for s in services]}
 

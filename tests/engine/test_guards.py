@@ -185,7 +185,7 @@ def test_store_failure_is_pms_and_crash_is_other(tools, store, monkeypatch):
 
 
 def test_every_call_is_recorded(tools, runs):
-    tools("GetServicesAndPricing", service_id=None)
+    tools("GetServicesAndPricing", service_ids=None)
     tools("CreateAppointment", patient_id="p1", slot=None)
     assert [r.name for r in runs] == ["GetServicesAndPricing", "CreateAppointment"]
     assert [r.kind for r in runs] == ["ok", "guard"]
