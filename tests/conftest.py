@@ -23,6 +23,12 @@ def flow():
 
 
 @pytest.fixture
+def clinic_data():
+    """The clinic block of SCENARIOS.md's example, as YAML parses it."""
+    return yaml.safe_load(EXAMPLE.read_text())["clinic"]
+
+
+@pytest.fixture
 def example_clinic_data():
     data = yaml.safe_load(EXAMPLE.read_text())["clinic"]
     # a second patient on the same phone, and a second booking for the first patient
