@@ -1,0 +1,256 @@
+"""The appliance's settings: one TOML file, checked before anything starts.
+
+Lookup order: `$APPLIANCE_CONFIG`, `/etc/appliance/appliance.toml`, then the
+checkout's `config/appliance.toml` (the commented template, every key at its
+default). Every key has a default, so an empty file works. Unknown keys are
+errors, and every error names the file and the key path:
+
+    /etc/appliance/appliance.toml: voice.silence_checkins_s[1]: must be greater than 0
+
+Adding a section is one class: subclass `Section`, then give `Settings` a
+field of that type (and add the section, commented, to config/appliance.toml).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from . import paths
+
+CONFIG_ENV = "APPLIANCE_CONFIG"
+CONFIG_NAME = "appliance.toml"
+TEMPLATE_PATH = paths.REPO_ROOT / "config" / CONFIG_NAME
+
+# CTranslate2 compute types (faster-whisper's `compute_type`).
+ComputeType = Literal["default", "auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16",
+                      "float16", "bfloat16", "float32"]
+
+
+class ConfigError(ValueError):
+    """The settings file cannot be used; the message names the file, the key and the problem."""
+
+
+class Section(BaseModel):
+    """A `[section]` of appliance.toml: unknown keys are errors, values are read-only."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class DeviceSettings(Section):
+    device: Literal["cpu", "cuda"] = "cpu"
+    # unset: "int8" on cpu, "float16" on cuda
+    stt_compute_type: ComputeType = "int8"
+    # unset: 0 on cpu; -1 (every layer) on cuda
+    llm_gpu_layers: int = Field(0, ge=-1)
+    threads: int = Field(1, ge=1, le=64)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _device_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("device") == "cuda":
+            data = dict(data)
+            data.setdefault("stt_compute_type", "float16")
+            data.setdefault("llm_gpu_layers", -1)
+        return data
+
+    @model_validator(mode="after")
+    def _gpu_layers_need_cuda(self) -> DeviceSettings:
+        if self.device == "cpu" and self.llm_gpu_layers != 0:
+            raise _At(("llm_gpu_layers",), 'must be 0 when device = "cpu" (set device = "cuda" to use a GPU)')
+        return self
+
+
+class ModelsSettings(Section):
+    # a name from models/manifest.toml, or a path (absolute, or relative to this file's folder)
+    stt: str = Field("whisper-base", min_length=1)
+    tts: str = Field("piper-joe", min_length=1)
+    llm: str = Field("smollm2-135m", min_length=1)
+    # where assembled models are kept; unset: <paths.data_dir>/models
+    data_dir: Path | None = None
+
+
+class LlmSettings(Section):
+    classify: bool = True
+    rephrase: bool = False
+    rephrase_budget_ms: int = Field(600, gt=0, le=10_000)
+    classify_budget_ms: int = Field(800, gt=0, le=10_000)
+    max_tokens: int = Field(48, gt=0, le=1024)
+
+
+class VoiceSettings(Section):
+    sample_rate: Literal[8000, 16000] = 16000
+    vad_stop_secs: float = Field(0.5, gt=0, le=5)
+    vad_start_secs: float = Field(0.2, gt=0, le=5)
+    smart_turn: bool = True
+    filler_after_ms: int = Field(700, ge=0)
+    silence_checkins_s: tuple[float, ...] = Field((10, 20, 40), min_length=1)
+    barge_in_min_s: float = Field(0.5, ge=0)
+    greeting_cache: bool = True
+    stt_hotwords: bool = True
+    stt_beam_size: int = Field(1, ge=1, le=10)
+
+    @field_validator("silence_checkins_s")
+    @classmethod
+    def _increasing(cls, value: tuple[float, ...]) -> tuple[float, ...]:
+        for i, seconds in enumerate(value):
+            if seconds <= 0:
+                raise _At((i,), "must be greater than 0")
+            if i and seconds <= value[i - 1]:
+                raise _At((i,), f"must be later than the check-in before it ({value[i - 1]:g} s)")
+        return value
+
+
+class PathsSettings(Section):
+    data_dir: Path = Field(default_factory=paths.data_dir)
+    # unset: appliance.db in data_dir ($APPLIANCE_DB wins when set)
+    database: Path | None = None
+    clinic: Path = Field(default_factory=paths.clinic_path)
+    flow: Path = Field(default_factory=paths.flow_path)
+
+    @model_validator(mode="after")
+    def _database_in_data_dir(self) -> PathsSettings:
+        if self.database is None:
+            default = paths.database_path()
+            if not os.environ.get("APPLIANCE_DB"):
+                default = self.data_dir / default.name
+            object.__setattr__(self, "database", default)
+        return self
+
+
+class Settings(Section):
+    device: DeviceSettings = Field(default_factory=DeviceSettings)
+    models: ModelsSettings = Field(default_factory=ModelsSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
+    voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    paths: PathsSettings = Field(default_factory=PathsSettings)
+
+    _source: Path | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path | None:
+        """The file these settings came from (None: built-in defaults)."""
+        return self._source
+
+    @property
+    def models_dir(self) -> Path:
+        """Where assembled models live: [models] data_dir, else <paths.data_dir>/models."""
+        return self.models.data_dir or self.paths.data_dir / "models"
+
+    def relative_to_config(self, value: str | Path) -> Path:
+        """A path from the settings file: ~ expanded, relative paths taken from the file's folder."""
+        path = Path(value).expanduser()
+        if not path.is_absolute() and self._source is not None:
+            path = self._source.parent / path
+        return path
+
+
+class _At(ValueError):
+    """A validator's error about one key or list item inside the value it checks."""
+
+    def __init__(self, loc: tuple[str | int, ...], message: str):
+        super().__init__(message)
+        self.loc = loc
+        self.message = message
+
+
+def config_path() -> Path | None:
+    """The settings file this process uses, or None when there is none (defaults apply)."""
+    if os.environ.get(CONFIG_ENV):
+        return Path(os.environ[CONFIG_ENV])
+    for candidate in (paths.ETC / CONFIG_NAME, TEMPLATE_PATH):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_settings(path: str | Path | None = None) -> Settings:
+    """Read and check the settings file (`path`, else the lookup order above)."""
+    chosen = Path(path) if path is not None else config_path()
+    if chosen is None:
+        return Settings()
+    if not chosen.is_file():
+        hint = f" (named by ${CONFIG_ENV})" if path is None else ""
+        raise ConfigError(f"{chosen}: no such settings file{hint}; copy {TEMPLATE_PATH} there or unset it")
+    try:
+        data = tomllib.loads(chosen.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{chosen}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{chosen}: cannot be read: {exc}") from None
+    return settings_from_mapping(data, chosen)
+
+
+def settings_from_mapping(data: dict[str, Any], source: Path | str = CONFIG_NAME) -> Settings:
+    """Check a parsed TOML mapping; errors name `source` and the key path."""
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(f"{source}: {_describe(err)}" for err in exc.errors())) from None
+    if isinstance(source, Path):
+        settings = _paths_from_file(settings, data, source)
+        settings._source = source
+    return settings
+
+
+def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> Settings:
+    """Paths written in the file: ~ expanded, relative ones taken from the file's folder."""
+    def fix(value: Path) -> Path:
+        value = value.expanduser()
+        return value if value.is_absolute() else source.parent / value
+
+    given = data.get("paths", {})
+    updates = {key: fix(getattr(settings.paths, key)) for key in given if getattr(settings.paths, key) is not None}
+    paths_section = settings.paths.model_copy(update=updates)
+    if "data_dir" in given and "database" not in given and not os.environ.get("APPLIANCE_DB"):
+        paths_section = paths_section.model_copy(update={"database": paths_section.data_dir / settings.paths.database.name})
+    models_section = settings.models
+    if models_section.data_dir is not None:
+        models_section = models_section.model_copy(update={"data_dir": fix(models_section.data_dir)})
+    return settings.model_copy(update={"paths": paths_section, "models": models_section})
+
+
+def _describe(err: dict[str, Any]) -> str:
+    loc = [part for part in err["loc"] if not (isinstance(part, str) and "[" in part)]  # drop union tags
+    message = err["msg"]
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, _At):
+        loc.extend(cause.loc)
+        message = cause.message
+    elif err["type"] == "extra_forbidden":
+        message = ("unknown section" if len(loc) == 1 else "unknown key") + _known_keys(loc[:-1])
+    elif err["type"] == "model_type":
+        message = f"must be a [{_key_path(loc)}] table of keys" if loc else "the file must hold [sections] of keys"
+    elif err["type"] == "string_too_short":
+        message = "must not be empty"
+    else:
+        message = message.removeprefix("Value error, ")
+        message = message.replace("Input should be", "must be").replace("input should be", "must be")
+        message = message.replace("Input", "the value")
+    return f"{_key_path(loc) or '(top level)'}: {message}"
+
+
+def _key_path(loc: list[Any]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += ("." if text else "") + str(part)
+    return text
+
+
+def _known_keys(section_loc: list[Any]) -> str:
+    model: type[BaseModel] = Settings
+    for part in section_loc:
+        field = model.model_fields.get(str(part)) if isinstance(part, str) else None
+        annotation = field.annotation if field else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    kind = "sections" if model is Settings else "keys"
+    return f" (known {kind}: {', '.join(model.model_fields)})"
