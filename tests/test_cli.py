@@ -57,7 +57,7 @@ def test_chat_hang_up_with_end_of_input():
 
 
 def test_demo_call_completes_a_booking(tmp_path):
-    run = appliance("demo", env={"APPLIANCE_DATA": str(tmp_path)})
+    run = appliance("demo", "--text", env={"APPLIANCE_DATA": str(tmp_path)})
     assert run.returncode == 0, run.stdout + run.stderr
     assert "call ended: outcome booked" in run.stdout
     assert run.stdout.strip().splitlines()[-1].startswith("PASS demo call")

@@ -1,0 +1,149 @@
+"""What goes over the monitor socket: one module every side imports.
+
+The socket carries newline-delimited JSON objects, each with a "type":
+
+server -> monitor
+    hello           {"type": "hello", "protocol": 1, "server": id, "database": path, "replay": n}
+    event           {"type": "event", "kind": ..., "call_id": ..., "seq": n, "ts": seconds, "fields": {...}}
+    replay_done     {"type": "replay_done", "seq": last replayed seq (0 when none)}
+    command_result  {"type": "command_result", "id": ..., "ok": bool, "message": text}
+
+monitor -> server
+    command         {"type": "command", "id": ..., "action": ..., "user": ..., "call_id"/"callback_id"/"note": ...}
+
+A call event is one call-record entry the engine queued (`call_started`, `turn`,
+`transition`, `tool_call`, `turn_timing`, `call_ended`) with the same keyword
+fields the recorder was given, so the records and the events are one stream.
+Kinds are open-ended: the voice layer adds its own (`escalation`, `latency`,
+`tool_started`, ...) in the same envelope, and a monitor shows kinds it does
+not know as they are.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store.records import to_json
+
+PROTOCOL = 1
+
+# The call-record entries the engine writes, in the order a turn writes them.
+RECORD_KINDS = ("call_started", "transition", "tool_call", "turn", "turn_timing", "call_ended")
+
+# Kinds the voice layer is expected to add; listed for readers, not enforced.
+VOICE_KINDS = ("escalation", "latency", "tool_started")
+
+# What staff can do from the monitor.
+TRANSFER_NOW = "transfer_now"
+END_CALL = "end_call"
+MARK_CALLBACK_DONE = "mark_callback_done"
+ADD_CALLBACK_NOTE = "add_callback_note"
+CALL_ACTIONS = (TRANSFER_NOW, END_CALL)
+CALLBACK_ACTIONS = (MARK_CALLBACK_DONE, ADD_CALLBACK_NOTE)
+STAFF_ACTIONS = CALL_ACTIONS + CALLBACK_ACTIONS
+
+
+class BadMessage(ValueError):
+    """A line on the socket that is not a message this protocol knows."""
+
+
+def wire_line(message: dict[str, Any]) -> bytes:
+    """One message as the bytes of one line."""
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def read_line(line: bytes | str) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadMessage(f"not JSON: {exc}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise BadMessage("a message is a JSON object with a \"type\"")
+    return message
+
+
+def jsonable(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields as plain JSON values (datetimes as ISO text, tuples as lists), as the records store them."""
+    return json.loads(to_json(fields))
+
+
+@dataclass(frozen=True)
+class CallEvent:
+    kind: str
+    call_id: str | None
+    fields: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0          # monotonic per publishing process (restarts with it: see hello's "server")
+    ts: float = 0.0       # wall-clock seconds when published (time.time())
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "event", "kind": self.kind, "call_id": self.call_id, "seq": self.seq, "ts": self.ts,
+                "fields": self.fields}
+
+    @classmethod
+    def from_wire(cls, message: dict[str, Any]) -> "CallEvent":
+        kind = message.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise BadMessage("an event needs a \"kind\"")
+        fields = message.get("fields") or {}
+        if not isinstance(fields, dict):
+            raise BadMessage("an event's \"fields\" is an object")
+        call_id = message.get("call_id")
+        return cls(kind=kind, call_id=str(call_id) if call_id is not None else None, fields=fields,
+                   seq=int(message.get("seq") or 0), ts=float(message.get("ts") or 0.0))
+
+
+@dataclass(frozen=True)
+class StaffCommand:
+    action: str
+    user: str
+    call_id: str | None = None
+    callback_id: str | None = None
+    note: str | None = None
+    id: str = ""          # the sender's id for the command, echoed in its result
+
+    def __post_init__(self) -> None:
+        if self.action not in STAFF_ACTIONS:
+            raise BadMessage(f"unknown staff action {self.action!r}: known are {', '.join(STAFF_ACTIONS)}")
+        if self.action in CALL_ACTIONS and not self.call_id:
+            raise BadMessage(f"{self.action} needs a call_id")
+        if self.action in CALLBACK_ACTIONS and not self.callback_id:
+            raise BadMessage(f"{self.action} needs a callback_id")
+        if self.action == ADD_CALLBACK_NOTE and not (self.note or "").strip():
+            raise BadMessage("add_callback_note needs a note")
+
+    def to_wire(self) -> dict[str, Any]:
+        message: dict[str, Any] = {"type": "command", "id": self.id, "action": self.action, "user": self.user}
+        for name in ("call_id", "callback_id", "note"):
+            if getattr(self, name) is not None:
+                message[name] = getattr(self, name)
+        return message
+
+    @classmethod
+    def from_wire(cls, message: dict[str, Any]) -> "StaffCommand":
+        def text(name: str) -> str | None:
+            value = message.get(name)
+            return None if value is None else str(value)
+
+        return cls(action=str(message.get("action") or ""), user=str(message.get("user") or ""),
+                   call_id=text("call_id"), callback_id=text("callback_id"), note=text("note"),
+                   id=str(message.get("id") or ""))
+
+    def describe(self) -> str:
+        target = self.call_id if self.action in CALL_ACTIONS else self.callback_id
+        return f"{self.action} {target}"
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    ok: bool
+    message: str
+    id: str = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"type": "command_result", "id": self.id, "ok": self.ok, "message": self.message}
+
+    @classmethod
+    def from_wire(cls, message: dict[str, Any]) -> "CommandResult":
+        return cls(ok=bool(message.get("ok")), message=str(message.get("message") or ""), id=str(message.get("id") or ""))

@@ -1,0 +1,227 @@
+"""The local Unix socket the monitors connect to.
+
+It runs its own asyncio loop on a daemon thread, so publishing from a call
+(any thread, any loop) only touches the bus. Each monitor gets a hello, the
+replay of the calls in progress, `replay_done`, then live events as they are
+published. A monitor that stops reading is dropped by the bus once its queue
+is full; one that dies is noticed on its next write or read. Neither is ever
+waited for by a call.
+
+Staff commands come back on the same connection. The server replaces the
+claimed user with the OS user of the connecting process (SO_PEERCRED) when it
+can, hands the command to the registered handler on a single command thread,
+records it with who did it, and answers with a `command_result`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import logging
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from .event_bus import EventBus, Subscription
+from .messages import PROTOCOL, BadMessage, CommandResult, StaffCommand, read_line, wire_line
+from .socket_file import APPLIANCE_GROUP, BoundSocket, bind_private_socket, peer_user
+from .staff_action_log import VIA_SERVICE, StaffActionLog
+from .staff_commands import CommandHandler
+
+log = logging.getLogger("appliance.events")
+
+_MAX_LINE = 64 * 1024
+
+
+class MonitorServer:
+    def __init__(self, bus: EventBus, path: str | Path, *, handler: CommandHandler | None = None,
+                 action_log: StaffActionLog | None = None, database: str | Path | None = None,
+                 group: str | None = APPLIANCE_GROUP):
+        self.bus = bus
+        self.path = Path(path)
+        self.handler = handler
+        self.action_log = action_log
+        self.database = str(database) if database is not None else None
+        self.group = group
+        self.server_id = uuid.uuid4().hex[:12]
+        self._bound: BoundSocket | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping: asyncio.Event | None = None
+        self._started = threading.Event()
+        self._commands = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="monitor-commands")
+        self.clients = 0
+
+    # ------------------------------------------------------------ life
+
+    def start(self) -> "MonitorServer":
+        """Bind the socket (raises MonitorSocketError naming the path) and serve on a daemon thread."""
+        self._bound = bind_private_socket(self.path, group=self.group)
+        self._thread = threading.Thread(target=self._run, name="monitor-socket", daemon=True)
+        self._thread.start()
+        self._started.wait(5)
+        return self
+
+    def set_command_handler(self, handler: CommandHandler | None) -> None:
+        self.handler = handler
+
+    def close(self) -> None:
+        loop, stopping = self._loop, self._stopping
+        if loop is not None and stopping is not None:
+            try:
+                loop.call_soon_threadsafe(stopping.set)
+            except RuntimeError:
+                pass
+        if self._thread is not None:
+            self._thread.join(timeout=3)
+            self._thread = None
+        if self._bound is not None:
+            self._bound.remove()
+            self._bound = None
+        self._commands.shutdown(wait=False, cancel_futures=True)
+        if self.action_log is not None:
+            self.action_log.close()
+
+    def __enter__(self) -> "MonitorServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._serve())
+        except Exception:
+            log.exception("monitor socket server stopped")
+        finally:
+            self._started.set()
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        tasks: set[asyncio.Task] = set()
+
+        async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            tasks.add(task)
+            try:
+                await self._client(reader, writer)
+            finally:
+                tasks.discard(task)
+
+        server = await asyncio.start_unix_server(on_client, sock=self._bound.sock, limit=_MAX_LINE)
+        self._started.set()
+        async with server:
+            await self._stopping.wait()
+            server.close()
+            for task in list(tasks):
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    # ------------------------------------------------------------ one monitor
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+        verified_user = peer_user(writer.get_extra_info("socket"))
+        holder: dict[str, Subscription] = {}
+
+        def on_loop() -> None:
+            subscription = holder.get("sub")
+            if subscription is not None and subscription.overflowed:
+                writer.transport.abort()    # it stopped reading: drop it, never wait for it
+            ready.set()
+
+        def wake() -> None:
+            loop.call_soon_threadsafe(on_loop)
+
+        subscription = holder["sub"] = self.bus.subscribe(wake)
+        self.clients += 1
+        commands = asyncio.create_task(self._read_commands(reader, writer, verified_user))
+        try:
+            replay = subscription.replay
+            writer.write(wire_line({"type": "hello", "protocol": PROTOCOL, "server": self.server_id,
+                                    "database": self.database, "replay": len(replay)}))
+            for event in replay:
+                writer.write(wire_line(event.to_wire()))
+            writer.write(wire_line({"type": "replay_done", "seq": replay[-1].seq if replay else 0}))
+            await writer.drain()
+            while not commands.done():
+                waiting = asyncio.create_task(ready.wait())
+                await asyncio.wait({waiting, commands}, return_when=asyncio.FIRST_COMPLETED)
+                waiting.cancel()
+                ready.clear()
+                if subscription.overflowed or subscription.closed:
+                    break
+                events = subscription.drain()
+                if events:
+                    writer.write(b"".join(wire_line(event.to_wire()) for event in events))
+                    await writer.drain()
+        except (ConnectionError, BrokenPipeError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            subscription.close()
+            self.clients -= 1
+            commands.cancel()
+            try:
+                writer.close()
+            except Exception:
+                pass
+
+    async def _read_commands(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                             verified_user: str | None) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                line = await reader.readline()
+            except (ConnectionError, ValueError):   # ValueError: a line longer than the limit
+                return
+            if not line:
+                return
+            try:
+                message = read_line(line)
+                if message["type"] != "command":
+                    continue
+                command = StaffCommand.from_wire(message)
+            except BadMessage as exc:
+                writer.write(wire_line(CommandResult(False, f"not done: {exc}", str(_safe_id(line))).to_wire()))
+                continue
+            result = await loop.run_in_executor(self._commands, self._perform, command, verified_user)
+            try:
+                writer.write(wire_line(result.to_wire()))
+                await writer.drain()
+            except ConnectionError:
+                return
+
+    def _perform(self, command: StaffCommand, verified_user: str | None) -> CommandResult:
+        """On the command thread: run the handler as the verified user, record what happened."""
+        user = verified_user or command.user or "unknown"
+        acting = dataclasses.replace(command, user=user)
+        handler = self.handler
+        if handler is None:
+            result = CommandResult(False, "the service is not taking staff actions right now", command.id)
+        else:
+            try:
+                result = handler(acting)
+                result = dataclasses.replace(result, id=command.id)
+            except Exception as exc:
+                log.exception("staff action %s failed", command.action)
+                result = CommandResult(False, f"{command.describe()} failed: {type(exc).__name__}", command.id)
+        if self.action_log is not None:
+            try:
+                self.action_log.record(command, result, user=user, via=VIA_SERVICE)
+            except Exception as exc:
+                log.error("staff action %s not recorded: %s", command.action, exc)
+                result = dataclasses.replace(result, message=result.message + " (not recorded: " + str(exc) + ")")
+        return result
+
+
+def _safe_id(line: bytes) -> str:
+    try:
+        message = read_line(line)
+        return str(message.get("id") or "")
+    except BadMessage:
+        return ""

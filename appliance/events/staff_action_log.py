@@ -1,0 +1,84 @@
+"""Every staff action from a monitor, with who did it: the `staff_actions` table.
+
+The table lives in the appliance database and is created here, idempotently,
+the first time an action is recorded (the rest of the schema does not need
+it). A refused action is recorded too, with its reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+from .messages import CommandResult, StaffCommand
+
+TABLE = """
+CREATE TABLE IF NOT EXISTS staff_actions (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    user TEXT NOT NULL,
+    claimed_user TEXT,
+    action TEXT NOT NULL,
+    call_id TEXT,
+    callback_id TEXT,
+    note TEXT,
+    ok INTEGER NOT NULL CHECK (ok IN (0, 1)),
+    message TEXT,
+    via TEXT NOT NULL
+)
+"""
+INDEX = "CREATE INDEX IF NOT EXISTS staff_actions_by_at ON staff_actions (at)"
+
+VIA_SERVICE = "service"
+VIA_MONITOR = "monitor"   # the service was not running: the monitor wrote the database itself
+
+
+class StaffActionLog:
+    """Writes staff actions to the database at `db_path`, opening its own connection per thread."""
+
+    def __init__(self, db_path: str | Path, *, now: Callable[[], datetime] = datetime.now):
+        self.db_path = Path(db_path)
+        self._now = now
+        self._local = threading.local()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if not self.db_path.exists():
+                raise FileNotFoundError(f"{self.db_path}: no appliance database there to record staff actions in")
+            conn = sqlite3.connect(self.db_path, timeout=5.0)
+            conn.execute("PRAGMA busy_timeout = 5000")
+            with conn:
+                conn.execute(TABLE)
+                conn.execute(INDEX)
+            self._local.conn = conn
+        return conn
+
+    def record(self, command: StaffCommand, result: CommandResult, *, user: str, via: str) -> None:
+        """`user` is who did it as the OS vouches for it (the socket's peer), `command.user` who they said they were."""
+        conn = self._conn()
+        with conn:
+            conn.execute(
+                "INSERT INTO staff_actions (at, user, claimed_user, action, call_id, callback_id, note, ok, message, via)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [self._now().isoformat(timespec="seconds"), user, command.user or None, command.action,
+                 command.call_id, command.callback_id, command.note, int(result.ok), result.message, via])
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+def staff_actions(conn: sqlite3.Connection, limit: int = 100) -> list[dict]:
+    """The most recent staff actions, newest first ([] when none were ever recorded)."""
+    try:
+        cursor = conn.execute("SELECT * FROM staff_actions ORDER BY id DESC LIMIT ?", [limit])
+    except sqlite3.OperationalError:
+        return []
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]

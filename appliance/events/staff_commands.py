@@ -1,0 +1,111 @@
+"""What the service does with a staff action that came over the monitor socket.
+
+Callback actions change the clinic database through `ClinicStore`; the same
+function serves the monitor when the service is not running. Live-call
+actions go to the controls the call's phone line registered
+(`control_call`); a call with none (the text demo, a call already over) is
+refused with a reason the monitor shows.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicStore
+from ..store.database import open_database
+from .messages import ADD_CALLBACK_NOTE, MARK_CALLBACK_DONE, TRANSFER_NOW, CommandResult, StaffCommand
+
+log = logging.getLogger("appliance.events")
+
+# The service registers one; it is called on the server's command thread and returns the result.
+CommandHandler = Callable[[StaffCommand], CommandResult]
+
+
+def apply_callback_command(store: ClinicStore, command: StaffCommand, *, user: str) -> CommandResult:
+    """Mark a callback request done, or add a note to it, as `user`."""
+    callback_id = command.callback_id or ""
+    rows = store.db.conn.execute("SELECT status, note FROM callback_requests WHERE id = ?", [callback_id]).fetchall()
+    if not rows:
+        return CommandResult(False, f"no callback request {callback_id}", command.id)
+    status, old_note = rows[0]
+    note = (command.note or "").strip() or None
+    if command.action == MARK_CALLBACK_DONE:
+        combined = _add_note(old_note, note, user) if note else old_note
+        try:
+            store.mark_callback_done(callback_id, done_by=user, note=combined)
+        except CallbackAlreadyDone:
+            return CommandResult(False, f"callback {callback_id} was already done", command.id)
+        except CallbackNotFound:
+            return CommandResult(False, f"no callback request {callback_id}", command.id)
+        return CommandResult(True, f"callback {callback_id} marked done by {user}", command.id)
+    if command.action == ADD_CALLBACK_NOTE:
+        conn = store.db.conn
+        with conn:
+            conn.execute("UPDATE callback_requests SET note = ? WHERE id = ?", [_add_note(old_note, note, user), callback_id])
+        return CommandResult(True, f"note added to callback {callback_id}", command.id)
+    return CommandResult(False, f"{command.action} is not a callback action", command.id)
+
+
+def _add_note(old: str | None, new: str | None, user: str) -> str | None:
+    if not new:
+        return old
+    line = f"{user}: {new}"
+    return f"{old}\n{line}" if old else line
+
+
+@dataclass
+class CallControls:
+    transfer_now: Callable[[], None] | None = None
+    end_call: Callable[[], None] | None = None
+
+
+class StaffCommandHandler:
+    """The service's handler: callbacks in the database at `db_path`, live calls through registered controls."""
+
+    def __init__(self, db_path: str | Path | None):
+        self.db_path = Path(db_path) if db_path is not None else None
+        self._calls: dict[str, CallControls] = {}
+        self._lock = threading.Lock()
+        self._local = threading.local()
+
+    def control_call(self, call_id: str, *, transfer_now: Callable[[], None] | None = None,
+                     end_call: Callable[[], None] | None = None) -> None:
+        """The phone line says how to transfer or end this call (called when the call starts)."""
+        with self._lock:
+            self._calls[call_id] = CallControls(transfer_now, end_call)
+
+    def release_call(self, call_id: str) -> None:
+        with self._lock:
+            self._calls.pop(call_id, None)
+
+    def _store(self) -> ClinicStore:
+        store = getattr(self._local, "store", None)
+        if store is None:
+            if self.db_path is None or not self.db_path.exists():
+                raise FileNotFoundError(f"no appliance database at {self.db_path}")
+            store = self._local.store = ClinicStore(open_database(self.db_path))
+        return store
+
+    def __call__(self, command: StaffCommand) -> CommandResult:
+        if command.action in (MARK_CALLBACK_DONE, ADD_CALLBACK_NOTE):
+            try:
+                return apply_callback_command(self._store(), command, user=command.user)
+            except FileNotFoundError as exc:
+                return CommandResult(False, str(exc), command.id)
+        with self._lock:
+            controls = self._calls.get(command.call_id or "")
+        act = None
+        if controls is not None:
+            act = controls.transfer_now if command.action == TRANSFER_NOW else controls.end_call
+        if act is None:
+            what = "transfer" if command.action == TRANSFER_NOW else "end"
+            return CommandResult(False, f"call {command.call_id} has no phone line here to {what} "
+                                        "(it has ended, or it is a text demo)", command.id)
+        act()
+        done = "transfer to the front desk started" if command.action == TRANSFER_NOW else "call ended"
+        return CommandResult(True, f"call {command.call_id}: {done} by {command.user}", command.id)
+

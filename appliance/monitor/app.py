@@ -1,0 +1,360 @@
+"""`appliance monitor`: the front desk's screen (Textual).
+
+Live calls come from the service's call events over the monitor socket; the
+other screens read the appliance database, so they work when the service is
+not running (and the status line says so plainly). Staff actions go to the
+service, or straight to the database for callbacks when it is not running;
+each is recorded with the OS user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable
+from zoneinfo import ZoneInfo
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import DataTable, Footer, TabbedContent, TabPane
+
+from ..engine.flow import Flow
+from ..events.messages import CallEvent, StaffCommand
+from ..events.monitor_client import MonitorClient, os_user
+from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks
+from .call_history import load_call, search_calls
+from .database_access import DatabaseUnavailable, open_for_monitor
+from .day_summary import day_summary
+from .flow_observations import observe_flow
+from .live_board import LiveBoard
+from .screens.call_screen import CallScreen
+from .screens.confirm_prompt import ConfirmPrompt
+from .screens.text_prompt import TextPrompt
+from .staff_actions import StaffActions
+from .widgets.attention_view import AttentionView
+from .widgets.history_view import DateNotUnderstood, HistoryView, parse_day
+from .widgets.live_calls_view import LiveCallsView
+from .widgets.state_machine_view import StateMachineView
+from .widgets.status_line import StatusLine
+from .widgets.today_view import TodayView
+
+SCREENS = Binding.Group("Screens", compact=True)
+TABS = (("live", "1 Live calls"), ("attention", "2 Needs attention"), ("today", "3 Today"),
+        ("history", "4 History"), ("flow", "5 State machine"))
+
+
+class MonitorApp(App):
+    CSS_PATH = "monitor.tcss"
+    ENABLE_COMMAND_PALETTE = False
+    TITLE = "Front desk monitor"
+    BINDINGS = [
+        *(Binding(str(n), f"show_tab('{tab}')", label.split(" ", 1)[1], group=SCREENS)
+          for n, (tab, label) in enumerate(TABS, start=1)),
+        Binding("r", "reload", "Refresh"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, *, db_path: str | Path | None, socket_path: str | Path, flow: Flow | None = None,
+                 db_given: bool = True, user: str | None = None, connect: bool = True,
+                 clock: Callable[[], float] = time.time, today: Callable[[], date] | None = None,
+                 retry_seconds: float = 2.0):
+        super().__init__()
+        self.db_path = Path(db_path) if db_path is not None else None
+        self.db_given = db_given
+        self.socket_path = Path(socket_path)
+        self.flow = flow
+        self.user = user or os_user()
+        self.follow_service = connect
+        self.clock = clock
+        self._today = today
+        self.retry_seconds = retry_seconds
+        self.board = LiveBoard()
+        self.client: MonitorClient | None = None
+        self.connected = False
+        self.db: sqlite3.Connection | None = None
+        self.db_problem: str | None = None
+        self.day: date | None = None          # the day Today shows; None follows the calendar
+        self._db_dirty = False
+        self.staff = StaffActions(user=self.user, client=lambda: self.client, db_path=lambda: self.db_path)
+
+    # ------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with TabbedContent(initial="live", id="tabs"):
+            with TabPane(TABS[0][1], id="live"):
+                yield LiveCallsView(id="live-view")
+            with TabPane(TABS[1][1], id="attention"):
+                yield AttentionView(id="attention-view")
+            with TabPane(TABS[2][1], id="today"):
+                yield TodayView(id="today-view")
+            with TabPane(TABS[3][1], id="history"):
+                yield HistoryView(id="history-view")
+            with TabPane(TABS[4][1], id="flow"):
+                yield StateMachineView(id="flow-view")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.open_database()
+        self.refresh_database_views()
+        self.show_live()
+        self.query_one("#live-table", DataTable).focus()
+        self.set_interval(1.0, self.tick)
+        self.set_interval(30.0, self._mark_dirty)
+        if self.follow_service:
+            self.run_worker(self.listen(), group="socket", exclusive=True)
+
+    # ------------------------------------------------------------ time
+
+    def today(self) -> date:
+        if self._today is not None:
+            return self._today()
+        zone = None
+        if self.db is not None:
+            try:
+                row = self.db.execute("SELECT timezone FROM clinic WHERE id = 1").fetchone()
+                zone = ZoneInfo(row[0]) if row else None
+            except Exception:
+                zone = None
+        return datetime.now(zone).date()
+
+    def tick(self) -> None:
+        if self.board.in_progress():
+            self.show_live()
+            if isinstance(self.screen, CallScreen) and self.screen.live:
+                self.screen.refresh_heading()
+        if self._db_dirty:
+            self._db_dirty = False
+            self.refresh_database_views()
+
+    def _mark_dirty(self) -> None:
+        self._db_dirty = True
+
+    # ------------------------------------------------------------ the database
+
+    def open_database(self, path: Path | None = None) -> None:
+        if path is not None:
+            self.db_path = path
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+        if self.db_path is None:
+            self.db_problem = "no database given"
+            return
+        try:
+            self.db = open_for_monitor(self.db_path)
+            self.db_problem = None
+        except DatabaseUnavailable as exc:
+            self.db_problem = str(exc)
+
+    def refresh_database_views(self) -> None:
+        if self.db is None:
+            self.open_database()   # it may have been created since (the demo builds its own)
+        self.show_status()
+        if self.db is None:
+            self.query_one(HistoryView).show([], note=self.db_problem or "no database")
+            return
+        try:
+            day = self.day or self.today()
+            today = self.today()
+            self.query_one(AttentionView).show(open_callbacks(self.db), handed_off(self.db, today),
+                                               failed_calls(self.db, today), failed_days=FAILED_DAYS)
+            self.query_one(TodayView).show(day_summary(self.db, day), today=today)
+            self.run_search(self.query_one(HistoryView).criteria())
+            flow_name = Path(self.flow.source).name if self.flow is not None else "no flow loaded"
+            self.query_one(StateMachineView).show(observe_flow(self.db, self.flow), flow_name=flow_name)
+        except sqlite3.Error as exc:
+            self.db_problem = f"cannot read {self.db_path}: {exc}"
+            self.show_status()
+
+    def run_search(self, criteria: HistoryView.Search) -> None:
+        if self.db is None:
+            return
+        view = self.query_one(HistoryView)
+        try:
+            day = parse_day(criteria.day_text, self.today())
+        except DateNotUnderstood as exc:
+            view.show([], note=str(exc))
+            return
+        calls = search_calls(self.db, day=day, outcome=criteria.outcome, caller=criteria.caller)
+        view.show(calls)
+
+    # ------------------------------------------------------------ the live side
+
+    def show_status(self) -> None:
+        self.query_one(StatusLine).show(connected=self.connected, calls=len(self.board.in_progress()),
+                                        database=str(self.db_path), user=self.user, problem=self.db_problem)
+
+    def show_live(self) -> None:
+        self.query_one(LiveCallsView).show(self.board.in_progress(), self.clock(), connected=self.connected,
+                                           socket_path=str(self.socket_path))
+
+    def set_connected(self, connected: bool) -> None:
+        if connected == self.connected:
+            return
+        self.connected = connected
+        if not connected:
+            self.board.reset(None)
+            if isinstance(self.screen, CallScreen) and self.screen.live and not self.screen.call.ended:
+                self.screen.call.extra.append("! ended while this monitor was not connected (see History)")
+                self.screen.call.ended = True
+                self.screen.refresh_call()
+            self._db_dirty = True
+        self.show_status()
+        self.show_live()
+
+    async def listen(self) -> None:
+        """Connect to the service, follow its events, reconnect when it goes away."""
+        while True:
+            try:
+                client = await MonitorClient.connect(self.socket_path)
+            except (OSError, asyncio.TimeoutError):
+                self.set_connected(False)
+                await asyncio.sleep(self.retry_seconds)
+                continue
+            self.client = client
+            try:
+                await client.run(self.receive)
+            except Exception as exc:   # a message this monitor cannot show must not close it
+                self.log.error(f"monitor: dropped the connection after {type(exc).__name__}: {exc}")
+                self.notify(f"Lost the live feed ({type(exc).__name__}); reconnecting.", severity="error", markup=False)
+            finally:
+                self.client = None
+                await client.close()
+            self.set_connected(False)
+            await asyncio.sleep(min(self.retry_seconds, 0.5))
+
+    def receive(self, kind: str, payload: Any) -> None:
+        """One message from the service (the tests feed recorded ones here too)."""
+        if kind == "hello":
+            self.board.reset(payload.get("server"))
+            self.board.begin_replay()
+            database = payload.get("database")
+            if database and not self.db_given:
+                self.open_database(Path(database))   # the service's database, freshly (the demo rebuilds its own)
+                self._db_dirty = True
+            self.set_connected(True)
+        elif kind == "replay_done":
+            self.board.end_replay()
+            self.show_live()
+            self.show_status()
+        elif kind == "event":
+            self.apply_event(payload)
+
+    def apply_event(self, event: CallEvent) -> None:
+        call_id = self.board.apply(event)
+        if call_id is None:
+            return
+        if event.kind == "call_ended":
+            self._db_dirty = True
+        self.show_live()
+        self.show_status()
+        if isinstance(self.screen, CallScreen) and self.screen.call_id == call_id:
+            self.screen.refresh_call()
+
+    # ------------------------------------------------------------ navigation
+
+    def action_show_tab(self, tab: str) -> None:
+        if isinstance(self.screen, CallScreen):
+            self.pop_screen()
+        self.query_one(TabbedContent).active = tab
+        self._focus_tab(tab)
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._focus_tab(event.pane.id or "")
+
+    def _focus_tab(self, tab: str) -> None:
+        focus = {"live": "#live-table", "attention": "#callbacks-table", "today": "#today-view",
+                 "history": "#history-table"}.get(tab)
+        if tab == "flow":
+            self.query_one(StateMachineView).focus_table()
+        elif focus:
+            self.query_one(focus).focus()
+
+    def action_reload(self) -> None:
+        self.open_database()
+        self.refresh_database_views()
+        self.notify("Reloaded from the database.", timeout=2)
+
+    def open_call(self, call_id: str) -> None:
+        live = self.board.get(call_id)
+        if live is not None and not live.ended:
+            self.push_screen(CallScreen(live, live=True, now=self.clock))
+            return
+        recorded = load_call(self.db, call_id) if self.db is not None else None
+        if recorded is None:
+            self.notify(f"Call {call_id} is not in the database.", severity="warning", markup=False)
+            return
+        self.push_screen(CallScreen(recorded, live=False))
+
+    def on_live_calls_view_open_call(self, message: LiveCallsView.OpenCall) -> None:
+        self.open_call(message.call_id)
+
+    def on_attention_view_open_call(self, message: AttentionView.OpenCall) -> None:
+        self.open_call(message.call_id)
+
+    def on_history_view_open_call(self, message: HistoryView.OpenCall) -> None:
+        self.open_call(message.call_id)
+
+    def on_history_view_search(self, message: HistoryView.Search) -> None:
+        self.run_search(message)
+
+    def on_today_view_change_day(self, message: TodayView.ChangeDay) -> None:
+        today = self.today()
+        self.day = None if message.step == 0 else (self.day or today) + timedelta(days=message.step)
+        if self.db is not None:
+            self.query_one(TodayView).show(day_summary(self.db, self.day or today), today=today)
+
+    # ------------------------------------------------------------ staff actions
+
+    def on_live_calls_view_call_action(self, message: LiveCallsView.CallAction) -> None:
+        self.ask_call_action(message.action, message.call_id)
+
+    def ask_call_action(self, action: str, call_id: str) -> None:
+        call = self.board.get(call_id)
+        who = call.who if call is not None else call_id
+        question = (f"Transfer the call from {who} to the front desk now?" if action == "transfer_now"
+                    else f"End the call from {who} now?")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.perform(self.staff.command(action, call_id=call_id))
+
+        self.push_screen(ConfirmPrompt(question), answered)
+
+    def on_attention_view_callback_action(self, message: AttentionView.CallbackAction) -> None:
+        callback = message.callback
+        who = callback.get("name") or callback.get("phone") or callback["id"]
+        if message.action == "mark_callback_done":
+            question = f"Mark the callback for {who} done. Note (optional):"
+            prompt = TextPrompt(question, placeholder="e.g. called back, booked Thursday")
+        else:
+            prompt = TextPrompt(f"Note for the callback for {who}:", required=True)
+
+        def answered(note: str | None) -> None:
+            if note is None:
+                return
+            self.perform(self.staff.command(message.action, callback_id=callback["id"], note=note or None))
+
+        self.push_screen(prompt, answered)
+
+    def perform(self, command: StaffCommand) -> None:
+        async def run() -> None:
+            try:
+                result = await self.staff.perform(command)
+            except Exception as exc:   # e.g. the database is locked: say so, keep the monitor up
+                self.notify(f"Not done: {command.describe()} failed ({type(exc).__name__}: {exc})",
+                            severity="error", timeout=10, markup=False)
+                return
+            self.notify(("Done: " if result.ok else "Not done: ") + result.message,
+                        severity="information" if result.ok else "error", timeout=6, markup=False)
+            self.refresh_database_views()
+
+        self.run_worker(run(), group="actions")
+
+
+def run_monitor(**kwargs: Any) -> None:
+    MonitorApp(**kwargs).run()

@@ -1,0 +1,1 @@
+"""Screens pushed over the tabs: a call's transcript, and the small prompts."""

@@ -1,0 +1,55 @@
+"""Staff actions from the monitor: through the service when it runs, else straight to the database.
+
+Every action carries the OS user. Through the service, the service records it
+(as the user the socket vouches for). Without the service only callback
+actions can be done: the monitor writes them through `ClinicStore` itself and
+records them with `via = "monitor"`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..events.messages import CALL_ACTIONS, CommandResult, StaffCommand
+from ..events.monitor_client import MonitorClient
+from ..events.staff_action_log import VIA_MONITOR, StaffActionLog
+from ..events.staff_commands import apply_callback_command
+from ..store.clinic_store import ClinicStore
+from ..store.database import open_database
+
+
+class StaffActions:
+    def __init__(self, *, user: str, client: Callable[[], MonitorClient | None],
+                 db_path: Callable[[], Path | None]):
+        self.user = user
+        self._client = client
+        self._db_path = db_path
+
+    def command(self, action: str, **target: str | None) -> StaffCommand:
+        return StaffCommand(action=action, user=self.user, **target)
+
+    async def perform(self, command: StaffCommand) -> CommandResult:
+        client = self._client()
+        if client is not None and not client.closed:
+            return await client.send(command)
+        return self.perform_without_service(command)
+
+    def perform_without_service(self, command: StaffCommand) -> CommandResult:
+        if command.action in CALL_ACTIONS:
+            return CommandResult(False, "the receptionist service is not running: there is no live call to "
+                                        "transfer or end", command.id)
+        db_path = self._db_path()
+        if db_path is None or not Path(db_path).exists():
+            return CommandResult(False, f"no database at {db_path}: nothing was changed", command.id)
+        db = open_database(db_path)
+        try:
+            result = apply_callback_command(ClinicStore(db), command, user=self.user)
+        finally:
+            db.close()
+        log = StaffActionLog(db_path)
+        try:
+            log.record(command, result, user=self.user, via=VIA_MONITOR)
+        finally:
+            log.close()
+        return result

@@ -1,0 +1,70 @@
+"""The main screens pinned at 80x24 (pytest-textual-snapshot).
+
+The data is fixed: the seeded day, the recorded stream, the wall clock and
+the date. After an intended change to a screen, look at the new pictures
+(`snapshot_report.html`) and accept them with
+
+    .venv/bin/pytest tests/monitor/test_snapshots.py --snapshot-update
+"""
+
+import pytest
+
+from .conftest import feed, make_app
+from .recorded_stream import until
+
+SIZE = (80, 24)
+
+
+@pytest.fixture
+def live_app(seeded_db, stream):
+    part = until(stream, lambda e: e.kind == "turn" and e.call_id == "call-1" and e.fields["seq"] == 3)
+    app = make_app(seeded_db, now=part[-1].ts + 42)
+
+    async def run_before(pilot):
+        feed(app, part)
+        await pilot.pause()
+
+    return app, run_before
+
+
+def test_live_calls(snap_compare, live_app):
+    app, run_before = live_app
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_live_call_transcript(snap_compare, live_app):
+    app, run_before = live_app
+    assert snap_compare(app, press=["enter"], terminal_size=SIZE, run_before=run_before)
+
+
+def test_service_not_running(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), terminal_size=SIZE)
+
+
+def test_needs_attention(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["2"], terminal_size=SIZE)
+
+
+def test_today(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["3"], terminal_size=SIZE)
+
+
+def test_history(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["4"], terminal_size=SIZE)
+
+
+def test_history_call(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["4", "down", "down", "enter"], terminal_size=SIZE)
+
+
+def test_state_machine(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["5"], terminal_size=SIZE)
+
+
+def test_state_machine_tools(snap_compare, seeded_db):
+    assert snap_compare(make_app(seeded_db), press=["5", "o"], terminal_size=SIZE)
+
+
+def test_live_calls_on_a_larger_terminal(snap_compare, live_app):
+    app, run_before = live_app
+    assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
