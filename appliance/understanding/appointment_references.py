@@ -46,7 +46,9 @@ def reference_spans(
             end += 1
         return end
 
-    for k, tok in enumerate(tokens):
+    # only a noun ("appointment", "one") or a possessive ("Tuesday's") starts a phrase
+    nouns_said = "'s" in ct.words or not ct.words.isdisjoint(_NOUNS)
+    for k, tok in enumerate(tokens if nouns_said else ()):
         if tok in _NOUNS:
             clause_start = ct.clause_of(k)[0]
             det = None
@@ -78,7 +80,7 @@ def reference_spans(
                 break
 
     # "from tomorrow to Friday" when moving: "from ..." is the old appointment.
-    if _MOVE.search(ct.text):
+    if "from" in ct.words and _MOVE.search(ct.text):
         for k, tok in enumerate(tokens):
             if tok == "from" and k + 1 < n:
                 end = k + 1

@@ -210,6 +210,10 @@ def find_days(tokens: tuple[str, ...], now: datetime, region: str) -> list[DayMe
     i = 0
     n = len(tokens)
     while i < n:
+        tok = tokens[i]
+        if tok not in _DAY_TRIGGERS and not tok[:1].isdigit():
+            i += 1  # no day phrase starts here (`_day_at` would say None)
+            continue
         mention = _day_at(tokens, i, today, region)
         if mention is not None:
             found.append(mention)
@@ -217,6 +221,13 @@ def find_days(tokens: tuple[str, ...], now: datetime, region: str) -> list[DayMe
         else:
             i += 1
     return found
+
+
+def may_name_days(ct) -> bool:
+    """Whether a `CallerText` holds a word every day phrase needs one of (a
+    digit, a weekday or month, "tomorrow", "week", a day number): when not,
+    `find_days` finds nothing and need not run."""
+    return ct.has_digit or not ct.words.isdisjoint(_DAY_NEEDS)
 
 
 def _week_start(day: date) -> date:
@@ -355,6 +366,13 @@ _DAY_WORDS = frozenset({"first", "second", "third", "fourth", "fifth", "sixth", 
                         "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
                         "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
                         "nineteen"})
+
+
+_DAY_TRIGGERS = _DAY_STARTS | _DAY_WORDS
+# One of these is in every phrase `_day_at` reads ("this morning", "in two weeks", "the 26th", "the weekend").
+_DAY_NEEDS = frozenset({"today", "tonight", "tonite", "tomorrow", "morning", "afternoon", "evening", "day", "days",
+                        "week", "weeks", "weekend", "fortnight", "fortnights", "month"}) \
+    | frozenset(WEEKDAYS) | frozenset(MONTHS) | _DAY_WORDS
 
 
 def _weekday(tokens: tuple[str, ...], start: int, at: int, today: date, strictly_after: bool) -> DayMention:

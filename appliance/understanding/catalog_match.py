@@ -12,8 +12,7 @@ practitioner. The index of a catalog is built once and cached.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
@@ -21,6 +20,7 @@ from rapidfuzz import fuzz, process
 from ..domain import ANYONE, Catalog
 from .common_words import FUNCTION_WORDS, STOP_WORDS
 from .normalise import CallerText, normalise
+from .signals import WordPattern
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "jab": ("shot",), "vaccine": ("shot",), "vaccination": ("shot",), "injection": ("shot",),
@@ -49,6 +49,19 @@ def canonical(token: str) -> tuple[str, ...]:
     return (token,)
 
 
+# canonical() of the words callers say, remembered (bounded): it runs on every token of every line
+_CANONICAL: dict[str, tuple[str, ...]] = {}
+
+
+def _canonical(token: str) -> tuple[str, ...]:
+    found = _CANONICAL.get(token)
+    if found is None:
+        if len(_CANONICAL) >= 20000:
+            _CANONICAL.clear()
+        found = _CANONICAL[token] = canonical(token)
+    return found
+
+
 @dataclass(frozen=True)
 class _Phrase:
     tokens: tuple[str, ...]
@@ -66,6 +79,7 @@ class CatalogIndex:
     prefix_words: dict[str, tuple[str, str]]   # catalog word -> (kind, id), unique words only
     fuzzy_heads: frozenset[str]                # first two letters of each fuzzy phrase
     place_and_service_words: frozenset[str]    # never part of a caller's name
+    prefix_memo: dict = field(default_factory=dict, compare=False, repr=False)  # caller word -> prefix_words owner
 
 
 def _canon_tokens(text: str) -> tuple[str, ...]:
@@ -87,7 +101,7 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
     if entry is not None and entry[0] is catalog:
         return entry[1]
     index = _build_index(catalog)
-    if len(_BY_IDENTITY) >= 16:
+    if len(_BY_IDENTITY) >= 64:
         _BY_IDENTITY.clear()
     _BY_IDENTITY[id(catalog)] = (catalog, index)
     return index
@@ -225,11 +239,11 @@ class CatalogFindings:
         return [(m.start, m.end, m.id) for m in self.mentions if m.kind == kind and not m.negated]
 
 
-_ANYONE_ASKED = re.compile(
+_ANYONE_ASKED = WordPattern(
     r"\b(?:anyone|anybody|any one|whoever|no preference|not fussed|do not mind|does not matter|do not care|"
     r"either|any of them|whichever|first available|no one in particular|nobody in particular|any practitioner|"
     r"i am easy|happy with anyone|whoever is (?:free|available))\b")
-_ANYONE_SAID = re.compile(
+_ANYONE_SAID = WordPattern(
     r"\b(?:with|see|seeing|book) (?:anyone|anybody|whoever)\b|\bany (?:practitioner|physio|physiotherapist|"
     r"therapist|doctor|dr|clinician|of the (?:practitioners|physios|doctors|therapists))\b|"
     r"\b(?:do not|does not) (?:mind|matter|care) (?:who|which (?:practitioner|physio|doctor|therapist))\b|"
@@ -248,7 +262,7 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
     for i, tok in enumerate(ct.tokens):
         if tok == "'s":
             continue
-        for c in canonical(tok):
+        for c in _canonical(tok):
             canon.append(c)
             origin.append(i)
     n = len(canon)
@@ -271,24 +285,23 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
         nxt = canon[j] if j < n else ""
         return waiting_for == "location" or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
 
-    i = 0
-    while i < n:
-        hit = None
-        for ph in index.by_first.get(canon[i], ()):
+    # left to right, a matched phrase's words not looked at again; only words
+    # some phrase starts with are tried
+    by_first = index.by_first
+    after = 0
+    for i in [i for i, word in enumerate(canon) if word in by_first]:
+        if i < after:
+            continue
+        for ph in by_first[canon[i]]:
             j = i + len(ph.tokens)
             if ph.kind == "practitioner" and waiting_for in _NAME_WAITS:
                 continue  # a caller giving their own name may share it with a practitioner
             if tuple(canon[i:j]) == ph.tokens and (not ph.needs_cue or cued(ph.kind, i, j)):
-                hit = (ph, j)
+                mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "exact"))
+                for k in range(i, j):
+                    taken[k] = True
+                after = j
                 break
-        if hit is not None:
-            ph, j = hit
-            mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "exact"))
-            for k in range(i, j):
-                taken[k] = True
-            i = j
-        else:
-            i += 1
 
     if not exact_only:
         _prefix_matches(ct, canon, origin, taken, index, mentions)
@@ -302,7 +315,7 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
     anyone = False
     if not exact_only:
         pattern = _ANYONE_ASKED if waiting_for == "practitioner" else _ANYONE_SAID
-        anyone = pattern.search(ct.text) is not None
+        anyone = pattern.search_in(ct) is not None
     return CatalogFindings(tuple(mentions), anyone)
 
 
@@ -324,24 +337,42 @@ def _prefix_matches(ct, canon, origin, taken, index: CatalogIndex, mentions) -> 
     for i, tok in enumerate(canon):
         if taken[i] or len(tok) < _PREFIX_MIN or tok in FUNCTION_WORDS:
             continue
-        for word, (kind, id_) in index.prefix_words.items():
-            if word.startswith(tok) and word != tok:
-                mentions.append(_mention(ct, origin, kind, id_, i, i + 1, "prefix"))
-                taken[i] = True
-                break
+        owner = _prefix_owner(index, tok)
+        if owner is not None:
+            mentions.append(_mention(ct, origin, owner[0], owner[1], i, i + 1, "prefix"))
+            taken[i] = True
+
+
+def _prefix_owner(index: CatalogIndex, tok: str) -> tuple[str, str] | None:
+    """(kind, id) of the first catalog word `tok` is the start of (not the whole
+    of), or None; remembered per index, as callers repeat their words."""
+    memo = index.prefix_memo
+    if tok in memo:
+        return memo[tok]
+    found = next(((kind, id_) for word, (kind, id_) in index.prefix_words.items()
+                  if word.startswith(tok) and word != tok), None)
+    if len(memo) >= 20000:
+        memo.clear()
+    memo[tok] = found
+    return found
 
 
 def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued) -> None:
     if not index.fuzzy_choices:
         return
     n = len(canon)
+    # a window is tried only where its first word could begin a fuzzy phrase
+    heads = [i for i, w in enumerate(canon) if w[:2] in index.fuzzy_heads and w not in FUNCTION_WORDS]
+    if not heads:
+        return
     for size in (3, 2, 1):
-        for i in range(0, n - size + 1):
+        for i in heads:
+            if i > n - size:
+                break
             window = canon[i:i + size]
             if any(taken[i:i + size]):
                 continue
-            if window[0][:2] not in index.fuzzy_heads or window[0] in FUNCTION_WORDS \
-                    or window[-1] in FUNCTION_WORDS or all(w in STOP_WORDS for w in window):
+            if window[-1] in FUNCTION_WORDS or all(w in STOP_WORDS for w in window):
                 continue
             text = " ".join(window)
             if len(text) < 6:

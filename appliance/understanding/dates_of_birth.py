@@ -15,9 +15,10 @@ from datetime import date
 
 from .calendar_phrases import day_and_month, find_dates, valid_date
 from .normalise import CallerText
+from .signals import WordPattern
 from .spoken_numbers import UNITS, ZERO_WORDS, small_number, year
 
-DOB_MARKER = re.compile(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
+DOB_MARKER = WordPattern(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
 _DIGITS = re.compile(r"^\d{1,4}$")
 
 

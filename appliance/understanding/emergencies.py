@@ -119,17 +119,18 @@ def _historical(ct: CallerText, first: int, last: int) -> bool:
 
 def find_red_flags(ct: CallerText, hits: dict[str, Hit]) -> None:
     text = ct.text
-    for m in (_EMERGENCY_HIGH.finditer(text) if _EMERGENCY_HIGH.could_match(ct) else ()):
+    for m in _EMERGENCY_HIGH.finditer_in(ct):
         first, last = ct.span(m.start(), m.end())
         if _negated(ct, first) or _historical(ct, first, last):
             continue
         add_hit(hits, "emergency", "high", m.start(), EVIDENCE["emergency"])
         break
-    if "emergency" not in hits and not _NOT_EMERGENCY.search(text):
+    # every medium-emergency phrase holds the word "emergency"
+    if "emergency" not in hits and "emergency" in text and not _NOT_EMERGENCY.search(text):
         m = _EMERGENCY_MEDIUM.search(text)
         if m and not _negated(ct, ct.span(m.start(), m.end())[0]):
             add_hit(hits, "emergency", "medium", m.start(), EVIDENCE["emergency"])
-    for m in (_CRISIS.finditer(text) if _CRISIS.could_match(ct) else ()):
+    for m in _CRISIS.finditer_in(ct):
         first, _ = ct.span(m.start(), m.end())
         if _negated(ct, first):
             continue

@@ -30,6 +30,7 @@ _SEE_PRACTITIONER = re.compile(r"\b(?:see|seeing|with)\b")
 _SERVICE_QUESTION = re.compile(r"\bwhat(?: is| are)(?: a| an| the)?\b|\btell me (?:more )?about\b|"
                                r"\bdo you (?:do|offer|have|provide)\b|\bexplain\b")
 _ZERO = frozenset({"0", "zero", "oh"})
+_EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _OWNED_BEFORE = re.compile(r"\b(?:my|our|his|her|their)(?: [a-z]+)? $")
 _SPEAK_TO = re.compile(r"\b(?:speak|talk|chat) (?:to|with)(?: dr| doctor)? $")
 
@@ -100,8 +101,8 @@ def _settle(hits: dict[str, Hit], waiting_for: str) -> None:
     def weaker_than_high(name: str) -> bool:
         return name in hits and hits[name].confidence != "high"
 
-    strong_existing = any(name in hits and hits[name].confidence == "high"
-                          for name in ("reschedule", "cancel", "cancel_all", "query"))
+    strong_existing = not _EXISTING.isdisjoint(hits) and any(
+        name in hits and hits[name].confidence == "high" for name in ("reschedule", "cancel", "cancel_all", "query"))
     if strong_existing and weaker_than_high("book"):
         del hits["book"]
     if "reschedule" in hits and weaker_than_high("cancel"):
@@ -118,6 +119,9 @@ def _settle(hits: dict[str, Hit], waiting_for: str) -> None:
 
 
 def _ordered(hits: dict[str, Hit]) -> tuple[Signal, ...]:
+    if len(hits) < 2:  # most lines: nothing to order
+        return tuple(Signal(h.intent, h.confidence, ",".join(h.labels)) for h in hits.values())
+
     def group(name: str) -> int:
         if name in _RED_FLAGS:
             return 0

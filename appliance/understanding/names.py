@@ -139,11 +139,27 @@ def _groups(ct: CallerText) -> list[tuple[str, int, int, int]]:
     return groups
 
 
+def _letters_said(ct: CallerText) -> int:
+    """At most how many letters were said one by one (single letters, and
+    "double" before one), counting none when every one is "a" or "i" and no
+    letter word ("bee", "ess") is said: such letters never make a run."""
+    singles = ct.words & _LETTERS
+    if "double" not in ct.words and singles <= _PLAIN_LETTERS and ct.words.isdisjoint(_LETTER_WORDS):
+        return 0
+    return sum(map(ct.tokens.count, singles)) + ct.tokens.count("double")
+
+
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz")
+_PLAIN_LETTERS = frozenset({"a", "i"})
+
+
 def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     """Runs of spelled letters. Three letters make a run anywhere; two only
     when the agent asked for a name or its spelling. Letters said in groups
     ("M A C, capital L, E O D") join up when a group is a single letter;
     two longer groups ("A R O H A, N G A T A") stay two runs."""
+    if _letters_said(ct) < (2 if name_asked else 3):
+        return []  # too few letters said one by one to make a run
     merged: list[list] = []
     for letters, start, end, singles in _groups(ct):
         if merged:
@@ -272,8 +288,10 @@ def find_name(
     text = ct.text
     found: PersonName | None = None
 
+    # Each marker is looked for only where the words it needs are said.
+    named = "name" in text
     for marker, part in ((_FIRST_MARKER, "first"), (_LAST_MARKER, "last")):
-        for m in marker.finditer(text):
+        for m in (marker.finditer(text) if named else ()):
             at = _token_after(ct, m.end())
             run = _read_run(ct, at, blocked, limit=3 if part == "last" else 1)
             if run is None:
@@ -292,13 +310,13 @@ def find_name(
     if found is not None:
         return _respell(found, ct, spelled)
 
-    for m in _FULL_MARKER.finditer(text):
+    for m in (_FULL_MARKER.finditer(text) if named or "put " in text else ()):
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
         if run is not None:
             return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
 
-    for m in _WEAK_MARKER.finditer(text):
+    for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text else ()):
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
         if run is None or run.ambiguous:
@@ -313,7 +331,8 @@ def find_name(
             continue  # "I'm outside", "I'm Sarah calling": only the second is surely a name
         return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
 
-    for k, tok in enumerate(ct.tokens):
+    speaking = not ct.words.isdisjoint(_SPEAKING)
+    for k, tok in enumerate(ct.tokens if speaking else ()):
         if tok in _SPEAKING and k > 0:
             s = k
             while s > 0 and _name_like(ct.tokens[s - 1], blocked) and s not in ct.clause_starts:
@@ -407,13 +426,33 @@ def _respell(name: PersonName, ct: CallerText, spelled: list[Spelled]) -> Person
     return PersonName(first=_as_written(first, ct.raw), last=_as_written(last, ct.raw))
 
 
+def _written(word: str, raw: str) -> str | None:
+    """The first whole-word (not inside a word or after an apostrophe) case-blind
+    occurrence of `word` in `raw`, as written there. Plain text is searched
+    as is: compiling a pattern per name costs more than the whole rest of a line."""
+    if not (raw.isascii() and word.isascii()):
+        m = re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", raw, re.IGNORECASE)
+        return None if m is None else m.group(0)
+    lowered, wanted = raw.lower(), word.lower()
+    at = lowered.find(wanted)
+    while at >= 0:
+        end = at + len(wanted)
+        if not (at > 0 and _word_char(lowered[at - 1])) and not (end < len(lowered) and _word_char(lowered[end])):
+            return raw[at:end]
+        at = lowered.find(wanted, at + 1)
+    return None
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char in "_'"
+
+
 def _as_written(word: str | None, raw: str) -> str | None:
     if word is None or " " in word or raw.islower() or raw.isupper():
         return word
-    m = re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", raw, re.IGNORECASE)
-    if m is None:
+    said = _written(word, raw)
+    if said is None:
         return word
-    said = m.group(0)
     if said[:1].isupper() and not said.isupper() and said[1:] != said[1:].lower():
         return said
     return word

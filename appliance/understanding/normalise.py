@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u201c": " ", "\u201d": " ", '"': " "})
 
@@ -34,7 +34,11 @@ _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
 _PLUS_DIGIT = re.compile(r"\+\s?(?=\d)")
 _DIGIT_SEP = re.compile(r"(?<=\d)([:/.\-])(?=\d)")
 _WORD_HYPHEN = re.compile(r"(?<=[a-z]{2})-(?=[a-z]{2})")
-_CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026]+|\s-+\s|--+")
+# Pauses: punctuation, and a dash standing apart. Two patterns, not one alternation:
+# a pattern that starts with a character class is scanned for quickly, and
+# every break the dash pattern adds next to a punctuation break is the same pause.
+_CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026]+")
+_CLAUSE_DASH = re.compile(r"\s-+\s|--+")
 _HAS_DIGIT = re.compile(r"\d")
 _OTHER = re.compile(r"[^a-z0-9'\x00-\x05 ]+")
 
@@ -84,7 +88,12 @@ class CallerText:
     hyphen_joined: frozenset[int]   # token indexes joined to the previous by a hyphen
     offsets: tuple[int, ...]        # character offset of each token in `text`
     clauses: tuple[tuple[int, int], ...] = ()  # per token: the span of its clause
-    keys: frozenset[str] = frozenset()  # word starts ("boo"), words ("book "), word pairs ("book a "): for skipping rules
+    words: frozenset[str] = frozenset()        # the distinct tokens, for cheap "is any of these said" checks
+    clause_spans: tuple[tuple[int, int], ...] = ()  # each clause's token span, in order
+    has_digit: bool = False         # whether the line held a digit (False: no token has one)
+    # Facts derived from the words once and shared by every rule that needs
+    # them (which rules could match, say): filled on first use.
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def token_index(self, char_pos: int) -> int:
         """The index of the token that contains (or starts after) `char_pos`."""
@@ -130,9 +139,12 @@ def _expand(token: str) -> tuple[str, ...]:
 
 
 def normalise(raw: str) -> CallerText:
-    t = raw.lower().translate(_QUOTES)
+    t = raw.lower()
+    if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
+        t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
-    if "h" in t or "mm" in t:
+    # each substitution runs only when the text holds what it looks for
+    if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:
         t = _MERIDIEM.sub(r" \1m ", t)
@@ -149,38 +161,41 @@ def normalise(raw: str) -> CallerText:
     if "-" in t:
         t = _WORD_HYPHEN.sub(_HYPHEN_JOIN, t)
     t = _CLAUSE_PUNCT.sub(f" {_BREAK} ", t)
+    if "-" in t:
+        t = _CLAUSE_DASH.sub(f" {_BREAK} ", t)
     t = t.replace("-", " ").replace("/", " ")
-    t = _OTHER.sub(" ", t).translate(_RESTORE)
+    t = _OTHER.sub(" ", t)
+    if has_digit or not raw.isprintable():  # \x01-\x04 come from _PROTECT (or a control character said as is)
+        t = t.translate(_RESTORE)
 
     tokens: list[str] = []
-    clause_starts = {0}
-    hyphen_joined: set[int] = set()
+    starts = [0]          # clause starts, found in order
+    hyphen_joined: list[int] = []
     pending_break = False
     for chunk in t.split():
         if chunk == _BREAK:
             pending_break = True
             continue
-        parts = chunk.split(_HYPHEN_JOIN)
-        for p, part in enumerate(parts):
-            for word in _expand(part):
-                if not word or word in FILLERS:
-                    continue
-                if pending_break and tokens:
-                    clause_starts.add(len(tokens))
-                pending_break = False
-                if p > 0 and word == _expand(part)[0]:
-                    hyphen_joined.add(len(tokens))
-                tokens.append(word)
+        words = _CHUNKS.get(chunk)
+        if words is None:
+            words = _chunk_words(chunk)
+        for word, joined in words:
+            if pending_break and tokens:
+                starts.append(len(tokens))
+            pending_break = False
+            if joined:
+                hyphen_joined.append(len(tokens))
+            tokens.append(word)
     offsets = []
     pos = 0
     for word in tokens:
         offsets.append(pos)
         pos += len(word) + 1
-    starts = sorted(i for i in clause_starts if i < max(1, len(tokens)))
+    n = len(tokens)
+    spans = [(first, starts[k + 1] if k + 1 < len(starts) else n) for k, first in enumerate(starts)]
     clauses: list[tuple[int, int]] = []
-    for k, first in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else len(tokens)
-        clauses.extend([(first, end)] * (end - first))
+    for span in spans:
+        clauses.extend([span] * (span[1] - span[0]))
     return CallerText(
         raw=raw,
         text=" ".join(tokens),
@@ -189,12 +204,29 @@ def normalise(raw: str) -> CallerText:
         hyphen_joined=frozenset(hyphen_joined),
         offsets=tuple(offsets),
         clauses=tuple(clauses),
-        keys=_keys(tokens),
+        words=frozenset(tokens),
+        clause_spans=tuple(spans),
+        has_digit=has_digit,
     )
 
 
-def _keys(tokens: list[str]) -> frozenset[str]:
-    keys = {word[:n] for word in set(tokens) for n in range(1, len(word) + 1)}
-    keys.update(word + " " for word in tokens)
-    keys.update(f"{a} {b} " for a, b in zip(tokens, tokens[1:]))
-    return frozenset(keys)
+# What one whitespace-separated chunk becomes: its words, each with whether it
+# was hyphen-joined to the word before. Callers reuse a small vocabulary, so
+# this is remembered per chunk (bounded) rather than worked out on every line.
+_CHUNKS: dict[str, tuple[tuple[str, bool], ...]] = {}
+_CHUNKS_MAX = 20000
+
+
+def _chunk_words(chunk: str) -> tuple[tuple[str, bool], ...]:
+    out: list[tuple[str, bool]] = []
+    for p, part in enumerate(chunk.split(_HYPHEN_JOIN)):
+        expanded = _expand(part)
+        for word in expanded:
+            if not word or word in FILLERS:
+                continue
+            out.append((word, p > 0 and word == expanded[0]))
+    words = tuple(out)
+    if len(_CHUNKS) >= _CHUNKS_MAX:
+        _CHUNKS.clear()
+    _CHUNKS[chunk] = words
+    return words

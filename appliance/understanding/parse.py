@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .appointment_references import covered, reference_spans
 from .booking_picks import mentions_every_booking, pick_bookings
-from .calendar_phrases import find_days
+from .calendar_phrases import find_days, may_name_days
 from .clock_times import find_times
 from .catalog_match import catalog_index, find_catalog
 from .choice_constraints import read_constraints
@@ -59,7 +59,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # date of birth
     dob = None
     dob_span: list[tuple[int, int]] = []
-    if waiting == "dob" or correcting or DOB_MARKER.search(ct.text):
+    if waiting == "dob" or correcting or DOB_MARKER.search_in(ct):
         found = find_dob_span(ct, today, context.region)
         if found is not None:
             dob, start, end = found
@@ -70,7 +70,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
     if waiting == "phone" or correcting:
         phone = find_phone(ct, context.region)
     else:
-        m = PHONE_MARKER.search(ct.text)
+        m = PHONE_MARKER.search_in(ct)
         if m:
             phone = find_phone(ct, context.region, after_char=m.start())
 
@@ -82,7 +82,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         spans = [*spans, (0, target)]
 
     # days and times, found once for picks and windows
-    days = find_days(ct.tokens, context.now, context.region) if waiting not in NO_WINDOW_WAITS else []
+    days = find_days(ct.tokens, context.now, context.region) \
+        if waiting not in NO_WINDOW_WAITS and may_name_days(ct) else []
     times = find_times(ct.tokens) if context.offered_slots or context.bookings else []
 
     # slot picks

@@ -7,14 +7,14 @@ that is not valid there gives None.
 
 from __future__ import annotations
 
-import re
 
 import phonenumbers
 
 from .normalise import CallerText
+from .signals import WordPattern
 from .spoken_numbers import digit_runs
 
-PHONE_MARKER = re.compile(
+PHONE_MARKER = WordPattern(
     r"\b(?:(?:my|the|a|best|contact|mobile|cell|home|work|phone) (?:mobile |cell |phone |contact |home |work |best )?"
     r"(?:number|mobile|phone|cell)(?: is)?|number is|call me (?:on|at)|reach me (?:on|at)|ring me (?:on|at)|"
     r"contact me (?:on|at)|text me (?:on|at)|(?:call|ring|reach|contact|text) (?:me|us) (?:back )?(?:on|at))\b")

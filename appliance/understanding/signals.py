@@ -9,6 +9,7 @@ from re import _constants as _c
 from re import _parser
 
 from .normalise import CallerText
+from .rule_index import StartIndex, line_bits, starts_of
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 
@@ -28,12 +29,13 @@ _ANCHORS = (_c.AT_BOUNDARY, _c.AT_BEGINNING, _c.AT_BEGINNING_STRING)
 _WORD_END = (_c.AT_BOUNDARY, _c.AT_END, _c.AT_END_STRING)
 
 
-def _first_words(items: list, i: int = 0, lead: str = "", anchored: bool = False) -> set[str] | None:
+def _first_words(items: list, i: int = 0, lead: str = "", anchored: bool = False,
+                 prefix: str = "") -> set[str] | None:
     """The literal starts a regex sequence can begin with, or None when it
     could begin with anything (or inside a word): the first word, and the
     start of the second when the first is whole ("i mea" for "i meant"). A
-    whole word ends with a space."""
-    prefix = ""
+    whole word ends with a space. `prefix`: letters of the current word
+    already read."""
     while i < len(items):
         op, av = items[i]
         if op is _c.LITERAL and chr(av) != " ":
@@ -63,6 +65,19 @@ def _first_words(items: list, i: int = 0, lead: str = "", anchored: bool = False
         if op in (_c.ASSERT, _c.ASSERT_NOT):
             i += 1
             continue
+        if prefix and op in (_c.SUBPATTERN, _c.BRANCH):
+            # Alternatives that share their first letters are parsed as those
+            # letters, then the rest ("can not|could not": "c", then "an not|ould
+            # not"): read on into each alternative, so the start is the words
+            # themselves and not just "c".
+            alternatives = [av[-1].data] if op is _c.SUBPATTERN else [alt.data for alt in av[1]]
+            found = set()
+            for alternative in alternatives:
+                sub = _first_words(list(alternative) + items[i + 1:], 0, lead, anchored, prefix)
+                if sub is None:
+                    return {lead + prefix}
+                found |= sub
+            return found
         if prefix:
             return {lead + prefix}
         if op is _c.SUBPATTERN:
@@ -89,7 +104,8 @@ def _first_words(items: list, i: int = 0, lead: str = "", anchored: bool = False
         return {lead} if lead else None
     if lead and not prefix:
         return {lead}
-    return {lead + prefix + " "} if prefix else None
+    # the pattern ends inside a word: the text's word may run on ("\\bi am" matches "i amber")
+    return {lead + prefix} if prefix else None
 
 
 def first_words(pattern: str) -> frozenset[str] | None:
@@ -103,48 +119,66 @@ def first_words(pattern: str) -> frozenset[str] | None:
     return frozenset(found) if found else None
 
 
-class StartIndex:
-    """Which of several patterns could match a text, found from the words
-    the text starts with (`CallerText.keys`), without running any of them."""
-
-    def __init__(self, starts: list[frozenset[str] | None]) -> None:
-        self.always = frozenset(i for i, s in enumerate(starts) if s is None)
-        by_start: dict[str, set[int]] = {}
-        for i, group in enumerate(starts):
-            for start in group or ():
-                if " " in start[:-1] and not start.endswith(" "):
-                    start = start.split(" ")[0] + " "  # "after a": the whole word "after" is enough
-                by_start.setdefault(start, set()).add(i)
-        self.by_start = {k: frozenset(v) for k, v in by_start.items()}
-        self.known = frozenset(by_start)
-
-    def candidates(self, ct: CallerText) -> set[int]:
-        found = set(self.always)
-        for start in ct.keys & self.known:
-            found |= self.by_start[start]
-        return found
+# Below this many characters a regex scans the whole line sooner than it is
+# tried at each place a match could start (each try has its own cost).
+_SHORT_LINE = 48
 
 
 class WordPattern:
     """A compiled regex that knows which word starts it needs, so it is only
     run on a text that has one of them."""
 
-    __slots__ = ("regex", "starts", "_index")
+    __slots__ = ("regex", "starts", "_index", "_bit")
 
     def __init__(self, *alternatives: str) -> None:
         source = "|".join(f"(?:{a})" for a in alternatives)
         self.regex = re.compile(source)
         self.starts = first_words(source)
         self._index = StartIndex([self.starts])
+        self._bit = None if self.starts is None else self._index.base
 
     def could_match(self, ct: CallerText) -> bool:
-        return bool(self._index.candidates(ct))
+        return self._index.any(ct)
 
     def finditer(self, text: str):
         return self.regex.finditer(text)
 
     def search(self, text: str):
         return self.regex.search(text)
+
+    def finditer_in(self, ct: CallerText):
+        """What `finditer(ct.text)` gives where the line could match (nothing
+        where it could not)."""
+        if self._bit is None:
+            return self.regex.finditer(ct.text)
+        if not line_bits(ct) >> self._bit & 1:
+            return ()
+        return self.finditer_where_could(ct)
+
+    def finditer_where_could(self, ct: CallerText):
+        """What `finditer(ct.text)` gives, on a line the pattern could match.
+        On a long line the regex is tried only where a match could start: a
+        regex that begins with \\b cannot skip ahead by itself, it is tried at
+        every character."""
+        if self._bit is None or len(ct.text) < _SHORT_LINE:
+            return self.regex.finditer(ct.text)
+        return self._at_starts(ct)
+
+    def _at_starts(self, ct: CallerText):
+        text = ct.text
+        match = self.regex.match
+        end = 0
+        for pos in starts_of(ct, self._bit):
+            if pos < end:
+                continue  # inside the last match: finditer goes on from its end
+            m = match(text, pos)
+            if m is not None:
+                yield m
+                end = max(m.end(), pos + 1)
+
+    def search_in(self, ct: CallerText):
+        """What `search(ct.text)` gives where the line could match (None where it could not)."""
+        return next(iter(self.finditer_in(ct)), None)
 
 
 @dataclass(frozen=True)
@@ -207,10 +241,9 @@ class RuleSet:
 
 
 def apply_rules(ct: CallerText, rules: RuleSet, hits: dict[str, Hit]) -> None:
-    text = ct.text
-    for i in sorted(rules.index.candidates(ct)):
+    for i in rules.index.in_order(ct):
         r = rules.rules[i]
-        for m in r.pattern.finditer(text):
+        for m in r.pattern.finditer_where_could(ct):  # the index said it could
             if negated_before(ct, m.start(), r.negation_window):
                 continue
             add_hit(hits, r.intent, r.confidence, m.start(), EVIDENCE[r.intent])

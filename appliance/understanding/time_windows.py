@@ -19,11 +19,13 @@ from datetime import datetime, time, timedelta
 from ..domain import TimeWindow
 from .calendar_phrases import DayMention, find_days
 from .clock_times import ClockTime, _read
+from .spoken_numbers import TEENS, UNITS
 from .normalise import CallerText
+from .signals import WordPattern
 
 NO_WINDOW_WAITS = frozenset({"dob", "phone", "full_name", "first_name", "last_name", "spelling"})
 
-_SOONEST = re.compile(
+_SOONEST = WordPattern(
     r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
     r"next available|any ?time|whenever|as early as possible|whatever is (?:first|soonest|earliest|available|free|"
     r"next)|whatever you have|first (?:opening|spot|slot|appointment|time) (?:available|you have)|"
@@ -64,6 +66,12 @@ _DURATION_WORDS = frozenset({"minutes", "minute", "mins", "min", "hours", "hour"
 _TIME_WORDS = frozenset({"between", "no", "not", "half", "quarter", "noon", "midday", "midnight", *_FROM_WORDS,
                          *_TO_WORDS, *_AT_WORDS, *(w for w, _ in _ANCHORED), "one", "two", "three", "four", "five",
                          "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "twenty"})
+
+
+# Every time `_times` reads has a clock in it (`clock_times._read` starts only at
+# one of these words or a digit), or is anchored ("after lunch", "before work").
+_CLOCK_OR_ANCHOR = frozenset({"noon", "midday", "midnight", "half", "quarter", "twenty", *UNITS, *TEENS,
+                              *(w for _, w in _ANCHORED)})
 
 
 @dataclass
@@ -111,6 +119,8 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
 
 
 def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, time | None]:
+    if ct.words.isdisjoint(_PART_WORDS):
+        return None, None, None
     tokens = ct.tokens
     for k, tok in enumerate(tokens):
         if tok not in _PART_WORDS or excluded(k, k + 1):
@@ -146,6 +156,8 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
     tokens = ct.tokens
     n = len(tokens)
     out = _Times()
+    if not ct.has_digit and ct.words.isdisjoint(_CLOCK_OR_ANCHOR):
+        return out  # no time can be read without a clock word or an anchor ("after lunch")
     k = 0
     used: set[int] = set()
     while k < n:
@@ -282,7 +294,7 @@ def find_window(
 
     if day is None and part is None and not times.label:
         text = ct.text
-        if soonest_allowed and (_SOONEST.search(text) or (waiting_for == "time_preference" and _FLEXIBLE.search(text))):
+        if soonest_allowed and (_SOONEST.search_in(ct) or (waiting_for == "time_preference" and _FLEXIBLE.search(text))):
             return TimeWindow(label="soonest")
         return None
 

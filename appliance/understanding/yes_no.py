@@ -100,17 +100,24 @@ _THAT_IS_IT = re.compile(r"\bthat is it\b")
 _ALL_GOOD = re.compile(r"\ball good\b")
 
 
-def _heads(ct: CallerText, also_skip: frozenset[str] = frozenset()) -> list[tuple[int, str]]:
-    """(char position, clause text from its first real word) for every clause."""
+_YES_SKIP = _SKIP_AT_HEAD | {"yes", "yeah", "yep", "oh"}
+_NO_SKIP = _SKIP_AT_HEAD | {"yeah", "yes", "sorry", "ok", "um", "er"}
+_CORRECTION_SKIP = _SKIP_AT_HEAD | {"no", "sorry", "oh", "um"}
+_YES_THEN_NO = re.compile(rf"{_YES_WORD} no\b")
+_YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
+
+
+def _heads(ct: CallerText, skip: frozenset[str] = _SKIP_AT_HEAD) -> list[int]:
+    """The char position of every clause's first real word (words in `skip` passed over).
+    The head patterns are matched there in the whole text: none looks behind
+    its start, so that is the same as matching the clause's text on its own."""
     out = []
-    n = len(ct.tokens)
-    for c in sorted(ct.clause_starts):
-        k = c
-        end = ct.clause_of(c)[1]
-        while k < end - 1 and (ct.tokens[k] in _SKIP_AT_HEAD or ct.tokens[k] in also_skip):
+    tokens = ct.tokens
+    offsets = ct.offsets
+    for k, end in ct.clause_spans:
+        while k < end - 1 and tokens[k] in skip:
             k += 1
-        if k < n:
-            out.append((ct.offsets[k], ct.text[ct.offsets[k]:]))
+        out.append(offsets[k])
     return out
 
 
@@ -121,31 +128,32 @@ def find_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit
     apply_rules(ct, NO_RULES, hits)
     apply_rules(ct, CORRECTION_RULES, hits)
     apply_rules(ct, GOODBYE_RULES, hits)
+    text = ct.text
 
-    for pos, head in _heads(ct, frozenset({"yes", "yeah", "yep", "oh"})):
-        m = _YES_HEAD.match(head)
+    for pos in _heads(ct, _YES_SKIP):
+        m = _YES_HEAD.match(text, pos)
         if m and not ("yes" in hits and hits["yes"].confidence == "high"):
             strong = m.group(0) in ("correct", "exactly", "absolutely", "definitely", "of course", "certainly")
             add_hit(hits, "yes", "high" if strong else "medium", pos, EVIDENCE["yes"])
-    for pos, head in _heads(ct, frozenset({"yeah", "yes", "sorry", "ok", "um", "er"})):
-        if _NO_HEAD.match(head):
+    for pos in _heads(ct, _NO_SKIP):
+        if _NO_HEAD.match(text, pos):
             add_hit(hits, "no", "high", pos, EVIDENCE["no"])
-    for pos, head in _heads(ct, frozenset({"no", "sorry", "oh", "um"})):
-        if _CORRECTION_HEAD.match(head):
+    for pos in _heads(ct, _CORRECTION_SKIP):
+        if _CORRECTION_HEAD.match(text, pos):
             add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
-    for pos, head in _heads(ct):
-        if _CORRECTION_HEAD.match(head):
+    for pos in _heads(ct):
+        if _CORRECTION_HEAD.match(text, pos):
             add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
 
     # "yeah no" is a no.
-    if "yes" in hits and "no" in hits and re.match(rf"{_YES_WORD} no\b", ct.text):
+    if "yes" in hits and "no" in hits and _YES_THEN_NO.match(text):
         del hits["yes"]
 
     # "that's it": yes after a yes-word or at a read-back; goodbye after "no"/thanks.
-    m = _THAT_IS_IT.search(ct.text)
+    m = _THAT_IS_IT.search(text) if "that is it" in text else None
     if m and "goodbye" not in hits:
-        before = ct.text[:m.start()]
-        if re.search(rf"\b{_YES_WORD}\b", before) or (waiting_for == "confirm" and "no" not in hits):
+        before = text[:m.start()]
+        if _YES_WORD_SAID.search(before) or (waiting_for == "confirm" and "no" not in hits):
             add_hit(hits, "yes", "medium", m.start(), EVIDENCE["yes"])
         elif waiting_for in ("anything_else", "none") or "no" in hits:
             add_hit(hits, "goodbye", "high", m.start(), EVIDENCE["goodbye"])
@@ -153,14 +161,14 @@ def find_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit
             add_hit(hits, "goodbye", "low", m.start(), EVIDENCE["goodbye"])
 
     # "all good": done when asked for anything else, agreed otherwise
-    if _ALL_GOOD.search(ct.text):
+    if "all good" in text and _ALL_GOOD.search(text):
         if waiting_for in ("anything_else", "none"):
             add_hit(hits, "goodbye", "high", 0, EVIDENCE["goodbye"])
         elif "no" not in hits:
             add_hit(hits, "yes", "medium", 0, EVIDENCE["yes"])
 
     # Thanks and nothing else.
-    if set(ct.tokens) <= _THANKS_ONLY and ("thanks" in ct.tokens or "thank" in ct.tokens or "cheers" in ct.tokens):
+    if ct.words <= _THANKS_ONLY and ("thanks" in ct.words or "thank" in ct.words or "cheers" in ct.words):
         level = "medium" if waiting_for in ("anything_else", "none") else "low"
         add_hit(hits, "goodbye", level, 0, EVIDENCE["goodbye"])
         if waiting_for != "confirm" and "yes" in hits and hits["yes"].confidence != "high":
