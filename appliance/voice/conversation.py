@@ -1,0 +1,474 @@
+"""The EngineProcessor: caller turns in, the engine's answers out as speech.
+
+For each CallerTurnFrame it asks the engine (on the call's EngineHost
+thread), optionally lets the rephraser reword the reply within its budget,
+and has the reply spoken. Around that it keeps the call from ever going
+quiet:
+
+- the greeting is spoken the moment the call is up (cached audio);
+- a filler is spoken when the engine has not answered within `filler_after_ms`;
+- when the caller says nothing, `engine.check_in(n)` at each of
+  `silence_checkins_s` (counted from the end of the agent's last prompt),
+  then `engine.silence_goodbye()` once the quiet has lasted the last check-in
+  time plus the first one (10, 20, 40 -> goodbye at 50 s);
+- when STT fails the engine is given an empty turn, so it asks again; a
+  failing LLM is the engine's and the rephraser's business (template reply);
+  a failing voice plays the cached apology (see PiperSpeaker);
+- an ended call speaks its goodbye fully, then hangs up or hands the caller
+  to the transfer handler (`on_transfer(number) -> bool`; False means the
+  transfer failed and `engine.transfer_failed()` takes over).
+
+Every turn's timings go to the call record once its reply has been played
+(or cut off by a barge-in).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Awaitable, Callable
+from zoneinfo import ZoneInfo
+
+from pipecat.frames.frames import Frame, InterruptionFrame, StartFrame, VADUserStartedSpeakingFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from ..engine.types import CallInfo, TurnResult
+from .engine_host import EngineHost
+from .frames import AgentSpeechFrame, CallerTurnFrame, SpeechMarkFrame
+from .speech_cache import FILLERS
+
+log = logging.getLogger("appliance.voice")
+
+TransferHandler = Callable[[str], Awaitable[bool]]
+EventSink = Callable[["CallEvent"], None]
+
+
+@dataclass
+class TurnTiming:
+    """One agent turn, as the caller lived it (wall-clock time.time() moments)."""
+
+    seq: int
+    kind: str                         # greeting | reply | checkin | goodbye | transfer_failed
+    caller_text: str = ""
+    agent_text: str = ""
+    state: str = ""
+    waiting_for: str = ""
+    speech_start: float | None = None
+    speech_end: float | None = None
+    turn_end: float | None = None
+    heard_at: float | None = None
+    stt_ms: float | None = None
+    stt_audio_s: float | None = None
+    engine_ms: float | None = None    # engine call as the pipeline saw it (thread hop and record write included)
+    llm_ms: float | None = None
+    rephrase: str | None = None       # the rephraser's verdict when it ran
+    reply_ready: float | None = None
+    tts_first_audio_ms: float | None = None
+    agent_start: float | None = None
+    agent_end: float | None = None
+    cut: bool = False
+    barge_in: bool = False
+    tts_failed: bool = False
+    stt_failed: bool = False
+    filler: bool = False
+    result: TurnResult | None = None
+
+    @property
+    def latency_ms(self) -> float | None:
+        """End of the caller's speech to the first audio of the agent's answer."""
+        if self.speech_end is None or self.agent_start is None:
+            return None
+        return (self.agent_start - self.speech_end) * 1000
+
+
+@dataclass
+class CallEvent:
+    kind: str                         # heard | speaking | turn | filler | barge_in | failure | ended
+    timing: TurnTiming | None = None
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Speech:
+    utterance_id: int
+    kind: str
+    started: asyncio.Event = field(default_factory=asyncio.Event)
+    finished: asyncio.Event = field(default_factory=asyncio.Event)
+    first_audio_ms: float | None = None
+    agent_start: float | None = None
+    agent_end: float | None = None
+    cut: bool = False
+    failed: bool = False
+
+
+class EngineProcessor(FrameProcessor):
+    def __init__(self, *, host: EngineHost, engine: Any, call_info: CallInfo = CallInfo(),
+                 filler_after_ms: float = 700, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
+                 rephraser: Any = None, timezone: str | None = None, on_event: EventSink | None = None,
+                 on_transfer: TransferHandler | None = None, call_id: str = "-", **kwargs):
+        super().__init__(**kwargs)
+        self.host = host
+        self.engine = engine
+        self.call_info = call_info
+        self.filler_after_ms = filler_after_ms
+        self.silence_checkins_s = tuple(silence_checkins_s)
+        self.rephraser = rephraser
+        self.zone = ZoneInfo(timezone) if timezone else None
+        self.on_event = on_event
+        self.on_transfer = on_transfer
+        self.call_id = call_id
+        self.timings: list[TurnTiming] = []
+        self.results: list[TurnResult] = []
+        self.heard: list[str] = []          # what the engine was given, per result ("" for greeting/check-ins)
+        self.outcome: str | None = None
+        self.finished = asyncio.Event()
+        self.failures: dict[str, int] = {"stt": 0, "tts": 0, "llm": 0, "engine": 0, "record": 0}
+        self.call_started_at: float | None = None
+        self.greeting_delay_ms: float | None = None
+        self.listener: Any = None            # the CallerListener, told when the call stops listening
+        self._inbox: asyncio.Queue = asyncio.Queue()
+        self._speeches: dict[int, _Speech] = {}
+        self._ids = itertools.count(1)
+        self._main: asyncio.Task | None = None
+        self._silence: asyncio.Task | None = None
+        self._silence_attempts = 0
+        self._hung_up = False
+        self._keep = self._names_to_keep()
+
+    # ------------------------------------------------------------ pipeline side
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, StartFrame):
+            await self.push_frame(frame, direction)
+            if self._main is None:
+                self._main = self.create_task(self._run())
+            return
+        if isinstance(frame, CallerTurnFrame):
+            self._inbox.put_nowait(("turn", frame))
+            return
+        if isinstance(frame, VADUserStartedSpeakingFrame):
+            self._stop_silence_timer()
+        elif isinstance(frame, InterruptionFrame):
+            self._cut_speech()
+        await self.push_frame(frame, direction)
+
+    def on_mark(self, mark: SpeechMarkFrame, at: float) -> None:
+        """Called by the PlaybackMonitor as the agent's audio is played."""
+        speech = self._speeches.get(mark.utterance_id)
+        if speech is None:
+            return
+        if mark.edge == "start":
+            speech.first_audio_ms = mark.first_audio_ms
+            speech.agent_start = at if mark.first_audio_ms is not None else None
+            speech.started.set()
+            self._emit(CallEvent("speaking", data={"kind": speech.kind, "at": at}))
+        else:
+            speech.agent_end = at
+            speech.failed = mark.failed
+            speech.finished.set()
+            self._speeches.pop(mark.utterance_id, None)
+
+    def on_tts_failure(self, frame: AgentSpeechFrame, reason: str) -> None:
+        self.failures["tts"] += 1
+        self._emit(CallEvent("failure", text="tts", data={"kind": frame.kind, "error": reason}))
+
+    def _cut_speech(self) -> None:
+        now = time.time()
+        for speech in list(self._speeches.values()):
+            speech.cut = True
+            if speech.agent_start is not None and speech.agent_end is None:
+                speech.agent_end = now
+            speech.started.set()
+            speech.finished.set()
+        self._speeches.clear()
+
+    async def hang_up(self) -> None:
+        """The caller hung up (or the line dropped): stop waiting on playback and close the call."""
+        self._hung_up = True
+        self._stop_silence_timer()
+        self._cut_speech()
+        self._inbox.put_nowait(("hangup", None))
+
+    # ------------------------------------------------------------ the call
+
+    async def _run(self) -> None:
+        try:
+            await self._greet()
+            while not self.finished.is_set():
+                kind, item = await self._inbox.get()
+                if kind == "turn":
+                    await self._caller_turn(item)
+                elif kind == "silence":
+                    await self._silence_turn(item)
+                elif kind == "hangup":
+                    await self._caller_hung_up()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("call %s: the voice conversation broke; closing the call record", self.call_id)
+            await self._close_record()
+
+    async def _greet(self) -> None:
+        started = time.time()
+        if self.engine.greeting is None:
+            result = await self.host.call(self.engine.start, self.call_info)
+        else:
+            result = self.engine.greeting
+        timing = TurnTiming(seq=result.seq, kind="greeting", engine_ms=(time.time() - started) * 1000,
+                            reply_ready=time.time())
+        await self._hear_known_names()
+        await self._answer(result, timing, caller_text="")
+        if timing.agent_start is not None and self.call_started_at is not None:
+            self.greeting_delay_ms = (timing.agent_start - self.call_started_at) * 1000
+
+    async def _hear_known_names(self) -> None:
+        """The names of the patients on the caller's number join Whisper's hot words for this call.
+
+        Caller ID only narrows (the engine still asks for the name and date of
+        birth); here it just helps STT hear a name it is likely to be told.
+        """
+        if self.listener is None or not self.listener.hotwords:
+            return
+        try:
+            names = await self.host.call(lambda: [f"{p.first_name} {p.last_name}"
+                                                  for p in getattr(self.engine.ctx, "phone_candidates", ())])
+        except Exception:
+            return
+        if names:
+            self.listener.hotwords = ", ".join(dict.fromkeys(names)) + ", " + self.listener.hotwords
+
+    async def _caller_turn(self, frame: CallerTurnFrame) -> None:
+        self._stop_silence_timer()
+        if self.finished.is_set() or self._hung_up:
+            return
+        self._emit(CallEvent("heard", text=frame.text, data={"stt_failed": frame.stt_failed}))
+        if not frame.text and not frame.stt_failed:  # noise, no words: keep waiting
+            self._start_silence_timer(keep_attempts=True)
+            return
+        if frame.stt_failed:
+            self.failures["stt"] += 1
+        self._silence_attempts = 0
+        timing = TurnTiming(seq=-1, kind="reply", caller_text=frame.text, speech_start=frame.speech_start,
+                            speech_end=frame.speech_end, turn_end=frame.turn_end, heard_at=frame.heard_at,
+                            stt_ms=round(frame.stt_ms, 1),
+                            stt_audio_s=frame.audio_s, stt_failed=frame.stt_failed, barge_in=frame.barged_in)
+        result = await self._ask_engine(timing, self.engine.turn, frame.text)
+        if result is None:
+            return
+        await self._answer(result, timing, caller_text=frame.text)
+
+    async def _ask_engine(self, timing: TurnTiming, method, *args) -> TurnResult | None:
+        filler = self.create_task(self._filler_after(self.filler_after_ms / 1000, timing))
+        started = time.time()
+        try:
+            result, llm_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
+        except Exception as exc:
+            self.failures["engine"] += 1
+            log.error("call %s: the engine failed outside its own guard (%s)", self.call_id, type(exc).__name__)
+            await self.cancel_task(filler)
+            await self._close_record()
+            return None
+        timing.engine_ms = round((time.time() - started) * 1000, 1)
+        timing.llm_ms = llm_ms
+        if self.rephraser is not None and result.reply and not result.ended:
+            result = await self._rephrase(result, timing)
+        await self.cancel_task(filler)
+        timing.reply_ready = time.time()
+        return result
+
+    async def _rephrase(self, result: TurnResult, timing: TurnTiming) -> TurnResult:
+        loop = asyncio.get_running_loop()
+        try:
+            attempt = await loop.run_in_executor(None, self.rephraser.attempt, result.reply, self._keep)
+        except Exception as exc:  # the rephraser never raises; belt and braces
+            self.failures["llm"] += 1
+            log.warning("call %s: rephraser failed (%s); the template is spoken", self.call_id, type(exc).__name__)
+            return result
+        timing.rephrase = attempt.reason
+        timing.llm_ms = round((timing.llm_ms or 0) + attempt.ms, 1)
+        if attempt.reason in ("failed",):
+            self.failures["llm"] += 1
+        if attempt.used:
+            return dataclasses.replace(result, reply=attempt.text)
+        return result
+
+    async def _filler_after(self, delay: float, timing: TurnTiming) -> None:
+        await asyncio.sleep(delay)
+        timing.filler = True
+        self._emit(CallEvent("filler"))
+        await self._say(FILLERS[len(self.results) % len(FILLERS)], seq=-1, kind="filler")
+
+    async def _answer(self, result: TurnResult, timing: TurnTiming, *, caller_text: str) -> None:
+        """Speak a TurnResult, wait until it has been played (or cut), record it, then act on the ending."""
+        timing.seq = result.seq
+        timing.agent_text = result.reply
+        timing.state = result.state
+        timing.waiting_for = result.waiting_for
+        timing.result = result
+        self.results.append(result)
+        self.heard.append(caller_text)
+        if self.listener is not None:
+            self.listener.expecting = result.waiting_for
+        speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
+        await speech.finished.wait()
+        timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None
+        timing.agent_start = speech.agent_start
+        timing.agent_end = speech.agent_end or time.time()
+        timing.cut = speech.cut
+        timing.tts_failed = speech.failed
+        self.timings.append(timing)
+        await self._record_timing(timing)
+        self._emit(CallEvent("turn", timing=timing))
+        if self._hung_up:
+            return
+        if result.ended:
+            await self._ended(result)
+        elif timing.kind != "checkin":
+            self._start_silence_timer()
+
+    async def _say(self, text: str, *, seq: int, kind: str) -> _Speech:
+        speech = _Speech(next(self._ids), kind)
+        self._speeches[speech.utterance_id] = speech
+        await self.push_frame(AgentSpeechFrame(text=text, seq=seq, kind=kind, utterance_id=speech.utterance_id))
+        return speech
+
+    async def _ended(self, result: TurnResult) -> None:
+        if result.transfer:
+            ok = True
+            if self.on_transfer is not None:
+                try:
+                    ok = await self.on_transfer(result.transfer_to or "")
+                except Exception as exc:
+                    log.error("call %s: the transfer handler failed (%s)", self.call_id, type(exc).__name__)
+                    ok = False
+            if not ok:
+                timing = TurnTiming(seq=-1, kind="transfer_failed")
+                again = await self._ask_engine(timing, self.engine.transfer_failed)
+                if again is not None:
+                    await self._answer(again, timing, caller_text="")
+                return
+        self._finish(result.outcome)
+
+    def _finish(self, outcome: str | None) -> None:
+        self.outcome = outcome
+        if self.listener is not None:
+            self.listener.accepting = False
+        self._stop_silence_timer()
+        self._emit(CallEvent("ended", data={"outcome": outcome}))
+        self.finished.set()
+
+    async def _caller_hung_up(self) -> None:
+        if self.finished.is_set():
+            return
+        try:
+            outcome = await self.host.call(self.engine.hangup)
+        except Exception as exc:
+            self.failures["record"] += 1
+            log.error("call %s: could not close the call record (%s)", self.call_id, type(exc).__name__)
+            outcome = None
+        self._finish(outcome)
+
+    async def _close_record(self) -> None:
+        """Something outside the engine broke: make sure the call record still ends."""
+        try:
+            if not await self.host.call(lambda: self.engine.ended):
+                outcome = await self.host.call(self.engine.hangup)
+            else:
+                outcome = await self.host.call(self.engine.outcome)
+        except Exception:
+            outcome = None
+        self._finish(outcome)
+
+    # ------------------------------------------------------------ silence
+
+    def _start_silence_timer(self, *, keep_attempts: bool = False) -> None:
+        self._stop_silence_timer()
+        if self.finished.is_set() or not self.silence_checkins_s:
+            return
+        if not keep_attempts:
+            self._silence_attempts = 0
+        self._silence = self.create_task(self._silence_clock(self._silence_attempts))
+
+    def _stop_silence_timer(self) -> None:
+        if self._silence is not None and not self._silence.done():
+            self._silence.cancel()
+        self._silence = None
+
+    async def _silence_clock(self, done_attempts: int) -> None:
+        """Put a "silence" item in the inbox at each check-in moment, then at the goodbye moment."""
+        marks = list(self.silence_checkins_s) + [self.silence_checkins_s[-1] + self.silence_checkins_s[0]]
+        started = time.monotonic()
+        offset = marks[done_attempts - 1] if done_attempts else 0.0
+        for attempt in range(done_attempts + 1, len(marks) + 1):
+            await asyncio.sleep(max(0.0, started + marks[attempt - 1] - offset - time.monotonic()))
+            self._inbox.put_nowait(("silence", attempt))
+
+    async def _silence_turn(self, attempt: int) -> None:
+        if self.finished.is_set() or self._hung_up:
+            return
+        self._silence_attempts = attempt
+        if attempt <= len(self.silence_checkins_s):
+            timing = TurnTiming(seq=-1, kind="checkin")
+            result = await self._ask_engine(timing, self.engine.check_in, attempt)
+        else:
+            self._stop_silence_timer()
+            timing = TurnTiming(seq=-1, kind="goodbye")
+            result = await self._ask_engine(timing, self.engine.silence_goodbye)
+        if result is not None:
+            await self._answer(result, timing, caller_text="")
+
+    # ------------------------------------------------------------ records and events
+
+    def _moment(self, at: float | None) -> datetime | None:
+        if at is None:
+            return None
+        moment = datetime.fromtimestamp(at, self.zone) if self.zone else datetime.fromtimestamp(at)
+        return moment.replace(tzinfo=None)
+
+    async def _record_timing(self, timing: TurnTiming) -> None:
+        recorder = getattr(self.engine, "recorder", None)
+        if recorder is None or timing.seq < 0:
+            return
+        fields: dict[str, Any] = {
+            "speech_start": self._moment(timing.speech_start), "speech_end": self._moment(timing.speech_end),
+            "stt_ms": timing.stt_ms, "tts_first_audio_ms": timing.tts_first_audio_ms,
+            "agent_speech_start": self._moment(timing.agent_start), "agent_speech_end": self._moment(timing.agent_end),
+        }
+        if timing.rephrase is not None:
+            fields["llm_ms"] = timing.llm_ms
+        fields = {name: value for name, value in fields.items() if value is not None}
+        try:
+            await self.host.call(recorder.turn_timing, call_id=self.engine.ctx.call_id, seq=timing.seq, **fields)
+        except Exception as exc:
+            self.failures["record"] += 1
+            log.error("call %s: turn %d timings not recorded (%s)", self.call_id, timing.seq, type(exc).__name__)
+
+    def _emit(self, event: CallEvent) -> None:
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:
+                log.exception("call %s: event handler failed", self.call_id)
+
+    def _names_to_keep(self) -> tuple[str, ...]:
+        catalog = getattr(self.engine, "catalog", None)
+        if catalog is None:
+            return ()
+        names: list[str] = []
+        for group in (catalog.practitioners, catalog.services, catalog.locations):
+            for item in group:
+                names.append(item.name)
+        return tuple(names)
+
+
+def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None]:
+    """Run an engine method on the host thread; also return the LLM time the engine measured."""
+    result = method(*args)
+    return result, getattr(engine, "llm_ms", None)

@@ -1,0 +1,66 @@
+"""The voice pipeline's own frames, all in one place (Pipecat's frames carry the audio).
+
+    transport in -> VAD -> CallerListener --CallerTurnFrame--> EngineProcessor
+        --AgentSpeechFrame--> PiperSpeaker --SpeechMarkFrame + TTS audio--> transport out -> PlaybackMonitor
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pipecat.frames.frames import DataFrame, SystemFrame
+
+
+@dataclass
+class CallerTurnFrame(DataFrame):
+    """One finished caller utterance, transcribed (text "" with `stt_failed` when STT broke).
+
+    Not dropped by a barge-in: the words were said, so the engine hears them.
+    """
+
+    interruptible: bool = field(default=False, init=False)
+    text: str = ""
+    speech_start: float = 0.0      # wall-clock time.time() moments
+    speech_end: float = 0.0
+    turn_end: float = 0.0          # when the end of the turn was decided
+    heard_at: float = 0.0          # when the transcript was ready (STT may start before the turn end)
+    stt_ms: float = 0.0
+    audio_s: float = 0.0
+    stt_failed: bool = False
+    barged_in: bool = False        # the caller spoke over the agent to say it
+
+
+@dataclass
+class CallerBargeInFrame(SystemFrame):
+    """The caller spoke real words over the agent: the agent has been told to stop."""
+
+    at: float = 0.0
+
+
+@dataclass
+class AgentSpeechFrame(DataFrame):
+    """Something the agent says: a reply to turn `seq`, the greeting, a filler or a check-in."""
+
+    text: str = ""
+    seq: int = 0
+    kind: str = "reply"            # greeting | reply | checkin | filler | fallback
+    utterance_id: int = 0
+
+
+@dataclass
+class SpeechMarkFrame(DataFrame):
+    """Travels with an utterance's audio: `start` just before its first audio, `end` after its last."""
+
+    utterance_id: int = 0
+    edge: str = "start"            # start | end
+    first_audio_ms: float | None = None   # on `start`: text in to first audio out
+    failed: bool = False           # on `end`: the voice failed part way
+
+
+@dataclass
+class CallEndedFrame(SystemFrame):
+    """The call is over (goodbye spoken, transfer handed off, or the caller hung up)."""
+
+    outcome: str | None = None
+    reason: str = ""
+    extra: dict = field(default_factory=dict)

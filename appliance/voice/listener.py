@@ -1,0 +1,336 @@
+"""The agent's ears: from VAD events and audio to finished, transcribed caller turns.
+
+Sits after Pipecat's VADProcessor. It keeps the audio of the utterance under
+way (with a little audio from before the VAD fired, so the first syllable is
+not lost) and decides when the caller's turn is over:
+
+- with Smart Turn on, the VAD reports a short pause (`SMART_TURN_PAUSE_S`)
+  and Smart Turn judges whether the utterance sounds finished: if so the turn
+  ends there; if not, it ends once the quiet reaches `[voice] vad_stop_secs`
+  (or earlier speech resumes the same utterance);
+- with Smart Turn off, the turn ends after `vad_stop_secs` of quiet;
+- while the engine waits for a phone number, a date of birth or a spelling
+  (`PATIENT_WAITS`), which callers say in groups with pauses, the turn ends
+  only after `PATIENT_QUIET_S` of quiet.
+
+Quiet is counted in line audio, not wall time, so a test may feed audio
+faster than real time and get the same decisions.
+
+Barge-in: while the agent is speaking, caller speech stops the agent only
+when it is real words: once the utterance has lasted `barge_in_min_s`, it is
+transcribed and, if Whisper hears words (not a cough), an interruption goes
+out and the utterance carries on as the caller's next turn. Speech over the
+agent that ends unconfirmed (a cough, "mm-hm") is dropped.
+
+Each finished turn is transcribed whole and sent on as a CallerTurnFrame. If
+the caller speaks again before that transcript is handed over (a pause
+mid-sentence taken for the end), the utterance is reopened and sent later as
+one turn, so the engine never answers half a sentence it was about to get
+whole. If
+STT fails, the turn still goes on, marked `stt_failed`, so the engine asks
+again: the call never goes quiet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+from pipecat.frames.frames import (
+    BotStartedSpeakingFrame,
+    BotStoppedSpeakingFrame,
+    Frame,
+    InputAudioRawFrame,
+    VADUserStartedSpeakingFrame,
+    VADUserStoppedSpeakingFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from .audio import to_float
+from .frames import CallerTurnFrame
+from .stt import Transcript, WhisperTranscriber
+from .turn_detection import SmartTurn
+
+log = logging.getLogger("appliance.voice")
+
+SMART_TURN_PAUSE_S = 0.2   # the pause at which Smart Turn is asked (with Smart Turn on)
+# answers people give in groups with pauses between them ("oh four one eight, five five five, ..."):
+# while the engine waits for one of these, a turn ends only after this much quiet, whatever Smart Turn says
+PATIENT_WAITS = frozenset({"phone", "dob", "spelling"})
+PATIENT_QUIET_S = 1.0
+SMART_TURN_COMPLETE = 0.5  # Smart Turn probability from which an utterance counts as finished
+PRE_ROLL_S = 0.3           # audio kept from before the VAD's start
+HISTORY_S = 8.0           # line audio kept: pre-roll, and the gap when a finished utterance is reopened
+MAX_BARGE_CHECKS = 3
+
+
+@dataclass
+class _Utterance:
+    start_sample: int
+    chunks: list[bytes] = field(default_factory=list)
+    speech_start: float = 0.0
+    speech_end: float = 0.0
+    end_sample: int = 0
+    waiting_end: bool = False
+    end_deadline: int | None = None
+    generation: int = 0               # bumped when speech resumes, so stale decisions are ignored
+    overlapped: bool = False          # the agent spoke during it
+    confirmed: bool = False           # real words over the agent: barge-in done
+    checks: int = 0
+    check_task: asyncio.Task | None = None
+    draft: asyncio.Future | None = None    # STT started at the pause, used if the caller says no more
+    draft_generation: int = -1
+    next_sample: int = 0              # line sample just after its last chunk
+    finished_as: int = -1             # the generation that was sent off to be transcribed
+
+
+class CallerListener(FrameProcessor):
+    def __init__(self, *, transcriber: WhisperTranscriber, rate: int, vad_start_secs: float, vad_stop_secs: float,
+                 smart_turn: SmartTurn | None = None, barge_in_min_s: float = 0.5, hotwords: str = "",
+                 call_id: str = "-", on_barge_in: Callable[[float], None] | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.transcriber = transcriber
+        self.rate = rate
+        self.vad_start_secs = vad_start_secs
+        self.vad_stop_secs = vad_stop_secs
+        self.smart_turn = smart_turn
+        self.barge_in_min_s = barge_in_min_s
+        self.hotwords = hotwords
+        self.call_id = call_id
+        self.on_barge_in = on_barge_in
+        self.accepting = True
+        self.expecting = ""        # what the engine waits for (set by the EngineProcessor)
+        self.agent_speaking = False
+        self.stt_failures = 0
+        self._samples = 0
+        self._history: deque[tuple[int, float, bytes]] = deque()
+        self._utt: _Utterance | None = None
+        self._pending: _Utterance | None = None   # finished, being transcribed, not yet handed over
+        self._turns: asyncio.Task | None = None   # the chain of turns being transcribed, in order
+
+    @property
+    def vad_pause_secs(self) -> float:
+        """The quiet after which the VAD reports a stop."""
+        return min(SMART_TURN_PAUSE_S, self.vad_stop_secs) if self.smart_turn else self.vad_stop_secs
+
+    # ------------------------------------------------------------ frames
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, InputAudioRawFrame):
+            self._audio(frame.audio)
+            return  # nothing after this processor needs the caller's audio
+        if isinstance(frame, BotStartedSpeakingFrame):
+            self.agent_speaking = True
+            if self._utt is not None and not self._utt.waiting_end:
+                self._utt.overlapped = True
+        elif isinstance(frame, BotStoppedSpeakingFrame):
+            self.agent_speaking = False
+        elif isinstance(frame, VADUserStartedSpeakingFrame):
+            self._speech_started()
+        elif isinstance(frame, VADUserStoppedSpeakingFrame):
+            self._speech_stopped()
+        await self.push_frame(frame, direction)
+
+    def _audio(self, pcm: bytes) -> None:
+        now = time.time()
+        self._history.append((self._samples, now, pcm))
+        self._samples += len(pcm) // 2
+        while self._history and self._history[0][0] < self._samples - HISTORY_S * self.rate:
+            self._history.popleft()
+        utt = self._utt
+        if utt is None:
+            return
+        utt.chunks.append(pcm)
+        utt.next_sample = self._samples
+        if self.agent_speaking and not utt.waiting_end:
+            utt.overlapped = True
+        if utt.waiting_end and utt.end_deadline is not None and self._samples >= utt.end_deadline:
+            self._finish(utt)
+            return
+        if utt.overlapped and not utt.confirmed and self.agent_speaking and not utt.waiting_end:
+            spoken = (self._samples - utt.start_sample) / self.rate
+            due = self.barge_in_min_s * (utt.checks + 1)
+            if spoken >= due and utt.checks < MAX_BARGE_CHECKS and (utt.check_task is None or utt.check_task.done()):
+                utt.checks += 1
+                utt.check_task = self.create_task(self._check_barge_in(utt))
+
+    def _moment(self, sample: int) -> float:
+        """Wall time at which line sample `sample` arrived."""
+        best = None
+        for first, at, pcm in self._history:
+            if first <= sample:
+                best = at + (sample - first) / self.rate
+            else:
+                break
+        return best if best is not None else time.time()
+
+    # ------------------------------------------------------------ turn boundaries
+
+    def _speech_started(self) -> None:
+        if not self.accepting:
+            return
+        utt = self._utt
+        if utt is not None:
+            if utt.waiting_end:  # the caller went on: same utterance
+                utt.waiting_end = False
+                utt.end_deadline = None
+                utt.generation += 1
+            return
+        pending = self._pending
+        if pending is not None and pending.finished_as >= 0 and not self.agent_speaking:
+            # the caller went on before their words were handed over: one turn, not two
+            self._pending = None
+            pending.chunks.extend(pcm for first, _, pcm in self._history if first >= pending.next_sample)
+            pending.next_sample = self._samples
+            pending.waiting_end = False
+            pending.end_deadline = None
+            pending.generation += 1
+            pending.finished_as = -1
+            self._utt = pending
+            return
+        start = max(0, self._samples - int(self.vad_start_secs * self.rate))
+        keep_from = start - int(PRE_ROLL_S * self.rate)
+        utt = _Utterance(start_sample=start, speech_start=self._moment(start),
+                         overlapped=self.agent_speaking, next_sample=self._samples)
+        utt.chunks = [pcm for first, _, pcm in self._history if first + len(pcm) // 2 > keep_from]
+        self._utt = utt
+
+    def _speech_stopped(self) -> None:
+        utt = self._utt
+        if utt is None or utt.waiting_end:
+            return
+        utt.waiting_end = True
+        utt.end_sample = max(utt.start_sample, self._samples - int(self.vad_pause_secs * self.rate))
+        utt.speech_end = self._moment(utt.end_sample)
+        if utt.overlapped and not utt.confirmed and self.agent_speaking:
+            spoken = (utt.end_sample - utt.start_sample) / self.rate
+            if spoken < self.barge_in_min_s:
+                self._drop(utt, "short sound over the agent")
+                return
+            if utt.check_task is None or utt.check_task.done():
+                utt.check_task = self.create_task(self._check_barge_in(utt))
+            return  # the check decides: real words go on as a turn, anything else is dropped
+        self._decide_end(utt)
+
+    def _decide_end(self, utt: _Utterance) -> None:
+        if self.expecting in PATIENT_WAITS:
+            utt.end_deadline = utt.end_sample + int(max(PATIENT_QUIET_S, self.vad_stop_secs) * self.rate)
+            if self._samples >= utt.end_deadline:
+                self._finish(utt)
+            return
+        if self.smart_turn is None:
+            self._finish(utt)
+            return
+        utt.end_deadline = utt.end_sample + int(self.vad_stop_secs * self.rate)
+        if self._samples >= utt.end_deadline:
+            self._finish(utt)
+            return
+        # transcribe what was said so far while Smart Turn decides: if the caller says no more, the turn
+        # is ready sooner (STT runs alongside the decision and the rest of the quiet, not after them)
+        utt.draft = self._transcribe(b"".join(utt.chunks))
+        utt.draft.add_done_callback(_swallow)
+        utt.draft_generation = utt.generation
+        self.create_task(self._ask_smart_turn(utt, utt.generation))
+
+    async def _ask_smart_turn(self, utt: _Utterance, generation: int) -> None:
+        audio = to_float(b"".join(utt.chunks))
+        loop = asyncio.get_running_loop()
+        try:
+            probability = await loop.run_in_executor(self.smart_turn.executor, self.smart_turn.probability,
+                                                     audio, self.rate)
+        except Exception as exc:
+            log.warning("call %s: smart turn failed (%s); waiting for the quiet instead", self.call_id,
+                        type(exc).__name__)
+            return
+        if self._utt is utt and utt.waiting_end and utt.generation == generation and probability >= SMART_TURN_COMPLETE:
+            self._finish(utt)
+
+    async def _check_barge_in(self, utt: _Utterance) -> None:
+        pcm = b"".join(utt.chunks)
+        loop = asyncio.get_running_loop()
+        try:
+            heard: Transcript = await loop.run_in_executor(
+                self.transcriber.executor, lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.hotwords))
+        except Exception as exc:
+            log.warning("call %s: STT failed while checking a barge-in (%s)", self.call_id, type(exc).__name__)
+            heard = Transcript("", 0.0, 0.0)
+        if self._utt is not utt:
+            return
+        if heard.has_words and not utt.confirmed:
+            utt.confirmed = True
+            log.info("call %s: barge-in after %.2f s of caller speech", self.call_id,
+                     (self._samples - utt.start_sample) / self.rate)
+            if self.on_barge_in is not None:
+                self.on_barge_in(time.time())
+            await self.broadcast_interruption()
+        if utt.waiting_end:
+            if utt.confirmed or not self.agent_speaking:
+                self._decide_end(utt)
+            else:
+                self._drop(utt, "no words over the agent")
+
+    def _drop(self, utt: _Utterance, why: str) -> None:
+        log.debug("call %s: ignored caller sound (%s)", self.call_id, why)
+        if self._utt is utt:
+            self._utt = None
+
+    # ------------------------------------------------------------ transcription
+
+    def _finish(self, utt: _Utterance) -> None:
+        if self._utt is not utt:
+            return
+        self._utt = None
+        if not self.accepting:
+            return
+        turn_end = time.time()
+        pcm = b"".join(utt.chunks)
+        draft = utt.draft if utt.draft is not None and utt.draft_generation == utt.generation else None
+        heard = draft or self._transcribe(pcm)
+        heard.add_done_callback(_swallow)
+        utt.finished_as = utt.generation
+        self._pending = utt
+        previous = self._turns
+        self._turns = self.create_task(self._transcribe_turn(previous, utt, pcm, turn_end, heard, utt.generation))
+
+    def _transcribe(self, pcm: bytes) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        return loop.run_in_executor(self.transcriber.executor,
+                                    lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.hotwords))
+
+    async def _transcribe_turn(self, previous: asyncio.Task | None, utt: _Utterance, pcm: bytes,
+                               turn_end: float, transcription: asyncio.Future, generation: int) -> None:
+        if previous is not None and not previous.done():
+            try:
+                await previous
+            except Exception:
+                pass
+        failed: BaseException | None = None
+        try:
+            heard = await transcription
+        except Exception as exc:
+            failed = exc
+            heard = Transcript("", (time.time() - turn_end) * 1000, len(pcm) / 2 / self.rate)
+        if not self.accepting or utt.finished_as != generation:
+            return  # the caller went on: this utterance will be sent again, whole
+        if failed is not None:
+            self.stt_failures += 1
+            log.error("call %s: STT failed on a %.1f s utterance (%s); asking the caller again", self.call_id,
+                      len(pcm) / 2 / self.rate, type(failed).__name__)
+        if self._pending is utt:
+            self._pending = None
+        utt.finished_as = -2  # handed over: it can no longer be reopened
+        await self.push_frame(CallerTurnFrame(
+            text=heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end, turn_end=turn_end,
+            heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s, stt_failed=failed is not None,
+            barged_in=utt.confirmed))
+
+
+def _swallow(future: asyncio.Future) -> None:
+    """A transcription nobody awaited (a stale draft) must not log 'exception never retrieved'."""
+    if not future.cancelled():
+        future.exception()

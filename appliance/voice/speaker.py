@@ -1,0 +1,116 @@
+"""The agent's voice in the pipeline: AgentSpeechFrame in, audio out, sentence by sentence.
+
+Cached phrases (greeting, fillers) play at once; anything else is made by
+Piper on a worker thread and each sentence is pushed the moment it exists.
+Around an utterance's audio go a start and an end SpeechMarkFrame, which the
+PlaybackMonitor after the output transport turns into "the agent started /
+finished saying it". A caller's barge-in (an InterruptionFrame) cancels the
+synthesis under way and drops what was queued.
+
+If the voice fails, the cached apology plays instead and the failure is
+logged (call id and kind of utterance only, never the words); the call goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from typing import Callable
+
+from pipecat.frames.frames import Frame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
+from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+
+from .frames import AgentSpeechFrame, SpeechMarkFrame
+from .speech_cache import TTS_FALLBACK, SpeechCache
+from .tts import PiperSynthesizer
+
+log = logging.getLogger("appliance.voice")
+
+_DONE = object()
+
+
+class PiperSpeaker(FrameProcessor):
+    def __init__(self, synthesizer: PiperSynthesizer, cache: SpeechCache, rate: int, *, call_id: str = "-",
+                 on_failure: Callable[[AgentSpeechFrame, str], None] | None = None, **kwargs):
+        super().__init__(**kwargs)
+        self.synthesizer = synthesizer
+        self.cache = cache
+        self.rate = rate
+        self.call_id = call_id
+        self.on_failure = on_failure
+        self.failures = 0
+
+    async def process_frame(self, frame: Frame, direction: FrameDirection):
+        await super().process_frame(frame, direction)
+        if isinstance(frame, AgentSpeechFrame):
+            await self._speak(frame)
+        else:
+            await self.push_frame(frame, direction)
+
+    async def _speak(self, frame: AgentSpeechFrame) -> None:
+        started = time.perf_counter()
+        first = True
+        failed = False
+
+        async def emit(pcm: bytes) -> None:
+            nonlocal first
+            if first:
+                first = False
+                ms = (time.perf_counter() - started) * 1000
+                await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="start", first_audio_ms=ms))
+                await self.push_frame(TTSStartedFrame())
+            await self.push_frame(TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1))
+
+        cached = self.cache.get(frame.text, self.rate)
+        if cached is not None:
+            await emit(cached)
+        else:
+            try:
+                async for pcm in self._synthesise(frame.text):
+                    await emit(pcm)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                failed = True
+                self.failures += 1
+                log.error("call %s: the voice failed on a %s (%s); %s", self.call_id, frame.kind,
+                          type(exc).__name__, "the rest is skipped" if not first else "playing the apology")
+                if self.on_failure is not None:
+                    self.on_failure(frame, type(exc).__name__)
+                fallback = self.cache.get(TTS_FALLBACK, self.rate)
+                if first and fallback is not None:
+                    await emit(fallback)
+        if first:  # nothing at all could be said: still mark the utterance as over
+            await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="start", first_audio_ms=None))
+        else:
+            await self.push_frame(TTSStoppedFrame())
+        await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="end", failed=failed))
+
+    async def _synthesise(self, text: str):
+        """Sentences from Piper on a worker thread, as they are made; stops the thread when cancelled."""
+        loop = asyncio.get_running_loop()
+        out: asyncio.Queue = asyncio.Queue()
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                for pcm in self.synthesizer.sentences(text, self.rate, stop):
+                    loop.call_soon_threadsafe(out.put_nowait, pcm)
+            except BaseException as exc:
+                loop.call_soon_threadsafe(out.put_nowait, exc)
+            finally:
+                loop.call_soon_threadsafe(out.put_nowait, _DONE)
+
+        loop.run_in_executor(self.synthesizer.executor, work)
+        try:
+            while True:
+                item = await out.get()
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()

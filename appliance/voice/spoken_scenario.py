@@ -1,0 +1,248 @@
+"""Scenario files played as audio through the whole voice pipeline.
+
+The simulated caller is the text simulator's (`SimulatedCaller`): it answers
+whatever the engine is waiting for. Its lines are spoken with Piper, squeezed
+through an 8 kHz phone line and sent down an in-memory line into the
+pipeline, either in real time (the demo, the benchmark) or as fast as the
+pipeline takes them (`fast=True`, tests). The engine only ever gets what
+Whisper heard. Afterwards the same checks as the text simulator run against
+the database and the call record, and the caller's lines are scored against
+what was heard (word error rate).
+
+    result = await play_spoken(path, flow, runtime, fast=True)
+    print(result.verdict.line(), result.word_errors.rate)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..engine.clock import CountingIds, FrozenClock
+from ..engine.engine import Engine
+from ..engine.flow import Flow
+from ..engine.types import CallInfo
+from ..simulate.caller import SimulatedCaller
+from ..simulate.runner import PlayedCall, ScenarioResult, judge
+from ..simulate.scenario import InvalidScenario, Scenario, load_scenario
+from ..store.clinic_store import ClinicStore
+from ..store.database import open_database
+from ..store.records import CallRecorder
+from .audio import CallTape, telephone, to_pcm
+from .call import CallSummary, VoiceCall, greeting_for
+from .conversation import CallEvent
+from .engine_host import EngineHost
+from .runtime import VoiceRuntime
+from .transports.line import CallerLine, LineTransport
+from .word_error import WordErrors, word_errors
+
+log = logging.getLogger("appliance.voice")
+
+CALLER_PAUSE_S = 0.4       # a caller's breath before answering (real-time runs only)
+CALL_LIMIT_S = 600.0
+
+
+@dataclass
+class SpokenResult:
+    verdict: ScenarioResult
+    summary: CallSummary | None = None
+    said: list[str] = field(default_factory=list)      # the caller's lines, as spoken
+    word_errors: WordErrors = WordErrors(0, 0)
+    tape: CallTape | None = None
+    call_record: dict[str, Any] | None = None
+    warm_s: float = 0.0
+
+    @property
+    def heard(self) -> list[str]:
+        return [text for text in (self.summary.heard if self.summary else []) if text]
+
+
+def caller_phrases(scenario: Scenario) -> list[str]:
+    """Every line the simulated caller might say."""
+    script = scenario.caller
+    lines = [script.opening, script.default]
+    for answer in script.answers.values():
+        lines.extend(answer if isinstance(answer, list) else [answer])
+    lines.extend(item.say for item in script.interjections)
+    return list(dict.fromkeys(line for line in lines if line))
+
+
+class CallerVoice:
+    """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate."""
+
+    def __init__(self, runtime: VoiceRuntime, rate: int):
+        self.runtime = runtime
+        self.rate = rate
+        self._cache: dict[str, bytes] = {}
+
+    def prepare(self, lines: list[str]) -> None:
+        """Blocking: synthesise the lines now, so the call itself is not slowed by it."""
+        for line in lines:
+            if line not in self._cache:
+                audio, voice_rate = self.runtime.synthesizer.speak_float(line)
+                self._cache[line] = to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
+
+    def audio(self, line: str) -> bytes:
+        if line not in self._cache:
+            self.prepare([line])
+        return self._cache[line]
+
+
+class ScenarioCall:
+    """A scenario's clinic, engine and in-memory line, ready for a spoken call (tests drive it too).
+
+        rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=True)
+        summary = await rig.run(driver)          # driver(rig) speaks for the caller
+        verdict = await rig.judge(path)
+    """
+
+    def __init__(self, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, host: EngineHost, *,
+                 rate: int, fast: bool, realtime_output: bool):
+        self.scenario, self.clinic, self.flow, self.runtime, self.host = scenario, clinic, flow, runtime, host
+        self.rate = rate
+        self.fast = fast
+        self.tape = CallTape(rate)
+        self.line = CallerLine(rate, fast=fast, tape=self.tape)
+        self.transport = LineTransport(self.line, realtime_output=realtime_output, tape=self.tape)
+        self.voice = CallerVoice(runtime, rate)
+        self.turns: asyncio.Queue = asyncio.Queue()    # TurnTiming of each agent turn once played
+        self.speaking: asyncio.Queue = asyncio.Queue() # the kind of each agent utterance as it starts playing
+        self.events: list[CallEvent] = []
+        self.call: VoiceCall | None = None
+        self.summary: CallSummary | None = None
+        self.warm_s = 0.0
+        self.said: list[str] = []
+
+    @classmethod
+    async def prepare(cls, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, *,
+                      fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
+                      on_event: Callable[[CallEvent], None] | None = None) -> ScenarioCall:
+        rate = runtime.settings.voice.sample_rate
+        host = EngineHost(name=scenario.name[:20])
+        rig = cls(scenario, clinic, flow, runtime, host, rate=rate, fast=fast,
+                  realtime_output=(not fast) if realtime_output is None else realtime_output)
+
+        def build():
+            clock = FrozenClock(scenario.now)
+            ids = CountingIds()
+            db = open_database(db_path)
+            store = ClinicStore(db, new_id=ids, now=clock.now)
+            store.load_clinic(clinic)
+            recorder = CallRecorder(db)
+            before = {row["id"]: row for row in db["appointments"].rows}
+            engine = Engine(flow=flow, store=store, clock=clock, new_id=ids, recorder=recorder,
+                            classifier=runtime.classifier)
+            return store, recorder, before, engine, greeting_for(flow, store, clock)
+
+        try:
+            rig.store, rig.recorder, rig.before, rig.engine, greeting = await host.call(build)
+            loop = asyncio.get_running_loop()
+            started = time.perf_counter()
+            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
+            await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
+            rig.warm_s = time.perf_counter() - started
+        except Exception:
+            host.close()
+            raise
+
+        def events(event: CallEvent) -> None:
+            rig.events.append(event)
+            if event.kind == "turn":
+                rig.turns.put_nowait(event.timing)
+            elif event.kind == "speaking":
+                rig.speaking.put_nowait(event.data["kind"])
+            if on_event is not None:
+                on_event(event)
+
+        rig.call = VoiceCall(runtime, transport=rig.transport, host=host, engine=rig.engine, rate=rate,
+                             call_info=CallInfo(caller_id=scenario.caller_id), on_event=events,
+                             call_id=scenario.name[:40])
+        return rig
+
+    async def say(self, text: str) -> None:
+        """The caller says `text` (returns once the audio has been sent down the line)."""
+        await self.line.say(self.voice.audio(text))
+
+    async def run(self, driver: Callable[[ScenarioCall], Any] | None = None, *,
+                  limit_s: float = CALL_LIMIT_S) -> CallSummary:
+        task = asyncio.create_task(driver(self)) if driver is not None else None
+        try:
+            self.summary = await asyncio.wait_for(self.call.run(), limit_s)
+        finally:
+            if task is not None:
+                task.cancel()
+        return self.summary
+
+    async def judge(self, path: str | Path) -> tuple[ScenarioResult, dict]:
+        summary = self.summary
+        engine, store, recorder = self.engine, self.store, self.recorder
+
+        def finish():
+            if not engine.ended:
+                engine.hangup()
+            played = PlayedCall(self.scenario, self.clinic, store, recorder, engine.ctx.call_id, summary.results,
+                                summary.heard, self.before, bool(summary.results and summary.results[-1].ended))
+            return judge(Path(path), played, self.flow), recorder.call_record(engine.ctx.call_id)
+
+        return await self.host.call(finish)
+
+    def close(self) -> None:
+        self.host.close()
+
+
+def scripted_caller(on_said: Callable[[str], None] | None = None):
+    """The text simulator's caller, speaking: answers each agent turn from the scenario's script."""
+
+    async def drive(rig: ScenarioCall) -> None:
+        caller = SimulatedCaller(rig.scenario.caller)
+        while True:
+            timing = await rig.turns.get()
+            result = timing.result
+            if result is None or result.ended:
+                return
+            if timing.kind == "reply" and timing.cut:
+                continue  # cut off by the caller: the caller is already talking
+            if caller.done:
+                await rig.call.hang_up()
+                return
+            text = caller.next_line(result.waiting_for)
+            rig.said.append(text)
+            if on_said is not None:
+                on_said(text)
+            if not rig.fast:
+                await asyncio.sleep(CALLER_PAUSE_S)
+            await rig.say(text)
+
+    return drive
+
+
+async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
+                      fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
+                      on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
+                      label: str | None = None, keep_tape: bool = False) -> SpokenResult:
+    """Play one scenario as a spoken call; never raises for a broken scenario or call (it fails instead)."""
+    path = Path(label or (source if not isinstance(source, tuple) else "scenario"))
+    try:
+        scenario, clinic = source if isinstance(source, tuple) else load_scenario(source)
+    except InvalidScenario as exc:
+        return SpokenResult(ScenarioResult(file=str(path), name=path.stem, passed=False,
+                                           failures=[f"invalid scenario: {exc}"]))
+    rig = None
+    try:
+        rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
+                                         db_path=db_path, on_event=on_event)
+        summary = await rig.run(scripted_caller(on_said))
+        verdict, record = await rig.judge(path)
+        errors = word_errors(" ".join(rig.said), " ".join(text for text in summary.heard if text))
+        return SpokenResult(verdict, summary, rig.said, errors, rig.tape if keep_tape else None, record, rig.warm_s)
+    except Exception as exc:  # one broken call is that scenario's failure
+        log.exception("spoken scenario %s crashed", scenario.name)
+        return SpokenResult(ScenarioResult(file=str(path), name=scenario.name, passed=False,
+                                           failures=[f"crashed: {type(exc).__name__}: {exc}"]))
+    finally:
+        if rig is not None:
+            rig.close()

@@ -1,0 +1,110 @@
+"""Speech to text: faster-whisper on a local CTranslate2 folder, shared by every call.
+
+Given a model folder (never a model name: a name sends faster-whisper to a
+hub). English, beam 1 by default, with the clinic's names as hot words. Each
+utterance is transcribed whole; the model's own threads run several calls'
+utterances side by side (`workers`).
+
+What counts as words: Whisper writes noises as "[cough]" or "(laughs)" and
+sometimes answers silence with "you" or "Thank you."; those are dropped, so a
+cough never becomes a caller turn or a barge-in.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from .audio import WHISPER_RATE, resample, to_float
+
+_NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
+_LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
+# below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
+HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
+# what Whisper says over near-silence; never a caller's whole turn on its own
+_SILENCE_PHRASES = {"you", "thank you", "thanks for watching", "bye", "uh", "um", "hmm", "mm", "mhm", "ah", "oh"}
+
+
+@dataclass(frozen=True)
+class Transcript:
+    text: str          # "" when nothing but noise was heard
+    ms: float          # time spent transcribing
+    audio_s: float     # length of the audio transcribed
+
+    @property
+    def has_words(self) -> bool:
+        return bool(self.text)
+
+    @property
+    def rtf(self) -> float:
+        return self.ms / 1000 / self.audio_s if self.audio_s else 0.0
+
+
+def clean_transcript(text: str) -> str:
+    """The caller's words without noise tags; "" when no real words remain."""
+    text = _NOISE.sub(" ", text)
+    text = " ".join(text.split())
+    if not _LETTERS.search(text):
+        return ""
+    bare = re.sub(r"[^a-z0-9' ]", "", text.lower()).strip()
+    if bare in _SILENCE_PHRASES:
+        return ""
+    return text
+
+
+def hotwords_for(catalog, profile=None) -> str:
+    """The clinic's names Whisper should expect: practitioners, services, locations and their aliases."""
+    names: list[str] = []
+    if profile is not None:
+        names.append(profile.name)
+    for group in (catalog.practitioners, catalog.services, catalog.locations):
+        for item in group:
+            names.append(item.name)
+            names.extend(item.aliases)
+    seen: dict[str, None] = {}
+    for name in names:
+        name = " ".join(str(name).split())
+        if name and name.lower() not in {n.lower() for n in seen}:
+            seen[name] = None
+    return ", ".join(seen)
+
+
+class WhisperTranscriber:
+    def __init__(self, model_dir: str | Path, *, device: str = "cpu", compute_type: str = "int8",
+                 beam_size: int = 1, cpu_threads: int = 2, workers: int = 2):
+        from faster_whisper import WhisperModel
+
+        self.model_dir = Path(model_dir)
+        self.beam_size = beam_size
+        started = time.perf_counter()
+        self.model = WhisperModel(str(self.model_dir), device=device, compute_type=compute_type,
+                                  cpu_threads=cpu_threads, num_workers=workers, local_files_only=True)
+        self.load_s = time.perf_counter() - started
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stt")
+
+    def transcribe(self, pcm: bytes, rate: int, *, hotwords: str | None = None) -> Transcript:
+        """Blocking: call it from a worker thread (`self.executor`)."""
+        started = time.perf_counter()
+        audio = resample(to_float(pcm), rate, WHISPER_RATE)
+        if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
+            hotwords = None
+        text = self.transcribe_array(audio, hotwords=hotwords)
+        return Transcript(clean_transcript(text), (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE)
+
+    def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
+        segments, _ = self.model.transcribe(
+            audio, language="en", task="transcribe", beam_size=self.beam_size, best_of=1, temperature=0.0,
+            condition_on_previous_text=False, without_timestamps=True, vad_filter=False,
+            hotwords=hotwords or None, no_speech_threshold=0.6,
+        )
+        return _join(segment.text for segment in segments)
+
+
+def _join(parts: Iterable[str]) -> str:
+    return " ".join(part.strip() for part in parts if part.strip())

@@ -1,0 +1,265 @@
+"""Voice latency: spoken scenarios through the whole pipeline, in real time, 1, 2 and 4 calls at once.
+
+    python bench/latency.py [--concurrency 1,2,4] [--quick] [SCENARIO ...]
+
+Every call is a real-time spoken call on the in-memory line (caller lines
+synthesised with Piper and squeezed to 8 kHz, agent audio paced as a phone
+plays it) with the default models from the settings. The same set of
+scenarios is played at each level, in waves of N simultaneous calls, so the
+levels carry the same work. Measured: end of caller speech to first agent
+audio (p50/p95) and what it is made of, greeting delay, STT and TTS
+real-time factors, LLM first-token time, peak RSS. Writes the `latency`
+section of bench/RESULTS.md.
+
+Goals on the 2-core CPU: p50 <= 1.0 s, p95 <= 1.6 s, greeting <= 300 ms, RSS <= 2.5 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results_file import write_section  # noqa: E402
+
+DEFAULT_SET = [
+    ROOT / "config" / "demo" / "demo-call.yaml",
+    ROOT / "tests" / "voice" / "hours-then-goodbye.yaml",
+    ROOT / "tests" / "scenarios" / "cancel-single-appointment.yaml",
+    ROOT / "tests" / "scenarios" / "question-price-only.yaml",
+]
+GOALS = {"p50": 1000.0, "p95": 1600.0, "greeting": 300.0, "rss": 2560.0}
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def load_average() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def scenario_source(path: Path):
+    """A scenario file; the demo call borrows the demo clinic when it has none of its own."""
+    import yaml
+
+    from appliance import paths
+    from appliance.simulate.scenario import scenario_from_mapping
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if isinstance(data, dict) and "clinic" not in data:
+        data["clinic"] = yaml.safe_load(paths.clinic_path().read_text(encoding="utf-8"))
+    return scenario_from_mapping(data)
+
+
+def component_figures(runtime) -> dict[str, float | None]:
+    """STT and TTS real-time factors and the LLM's first-token time, one thing at a time."""
+    from appliance.voice.audio import telephone, to_pcm
+
+    rate = runtime.settings.voice.sample_rate
+    lines = ["Hi, I'd like to book a remedial massage please", "the fourth of March, nineteen eighty five",
+             "Neutral Bay please", "no, that's all, thanks"]
+    replies = ["Thanks, Sarah. And your date of birth?",
+               "I have Thursday the 26th at 12 pm or 12:15 pm, with Mia Nguyen at our Neutral Bay clinic. "
+               "Which would you like?"]
+    stt_rtf, tts_rtf, tts_first = [], [], []
+    for line in lines:
+        audio, voice_rate = runtime.synthesizer.speak_float(line)
+        pcm = to_pcm(telephone(audio * 0.8, voice_rate, rate))
+        runtime.transcriber.transcribe(pcm, rate)  # warm
+        heard = runtime.transcriber.transcribe(pcm, rate)
+        stt_rtf.append(heard.rtf)
+    for reply in replies:
+        started = time.perf_counter()
+        first = None
+        total = b""
+        for pcm in runtime.synthesizer.sentences(reply, rate):
+            first = first if first is not None else time.perf_counter() - started
+            total += pcm
+        elapsed = time.perf_counter() - started
+        tts_rtf.append(elapsed / (len(total) / 2 / rate))
+        tts_first.append(first * 1000)
+    figures: dict[str, float | None] = {
+        "stt_rtf": statistics.median(stt_rtf), "tts_rtf": statistics.median(tts_rtf),
+        "tts_first_ms": statistics.median(tts_first), "llm_first_token_ms": None, "llm_classify_ms": None,
+    }
+    model = runtime.language_model
+    if model is not None:
+        questions = ["Is the clinic open on Saturday?", "Do you do massages?", "Where do I park?",
+                     "Can I bring my son along?", "How long is a first visit?", "Do you take cash?"]
+
+        def ask(question: str) -> None:
+            model.chat([{"role": "system", "content": "You answer a clinic's callers briefly."},
+                        {"role": "user", "content": question}], max_tokens=1)
+
+        ask(questions[0])  # warm: the system prompt is evaluated once and kept, as in service
+        firsts = []
+        for question in questions[1:]:  # a new question each time: its tokens are evaluated, then one token out
+            started = time.perf_counter()
+            ask(question)
+            firsts.append((time.perf_counter() - started) * 1000)
+        figures["llm_first_token_ms"] = statistics.median(firsts)
+        if runtime.classifier is not None:
+            allowed = ("book", "price", "hours", "human")
+            runtime.classifier("I was hoping to sort out a time to come in", allowed)
+            started = time.perf_counter()
+            runtime.classifier("could somebody ring me about my invoice", allowed)
+            figures["llm_classify_ms"] = (time.perf_counter() - started) * 1000
+    return figures
+
+
+async def run_level(runtime, flow, sources, width: int) -> dict:
+    from appliance.voice.runtime import peak_rss_mb
+    from appliance.voice.spoken_scenario import play_spoken
+
+    results = []
+    started = time.perf_counter()
+    for wave in range(0, len(sources), width):
+        batch = sources[wave: wave + width]
+        results.extend(await asyncio.gather(*(play_spoken(source, flow, runtime, fast=False, label=str(path))
+                                              for path, source in batch)))
+    timings = [t for r in results if r.summary for t in r.summary.timings]
+    replies = [t for t in timings if t.kind == "reply" and t.latency_ms is not None and not t.cut]
+    latencies = [t.latency_ms for t in replies]
+    greetings = [r.summary.greeting_delay_ms for r in results if r.summary and r.summary.greeting_delay_ms]
+    def wait(t):  # quiet heard before the turn was called over (VAD pause, Smart Turn, the rest of the quiet)
+        return (t.turn_end - t.speech_end) * 1000
+
+    def stt_after(t):  # STT still running after the turn was called over (it may start at the pause)
+        return max(0.0, (t.heard_at - t.turn_end) * 1000)
+
+    complete = [t for t in replies if t.turn_end and t.heard_at]
+    parts = {
+        "turn-end wait": [wait(t) for t in complete],
+        "STT after turn end": [stt_after(t) for t in complete],
+        "STT processing": [t.stt_ms for t in complete if t.stt_ms is not None],
+        "engine (+LLM)": [t.engine_ms for t in complete if t.engine_ms is not None],
+        "TTS first audio": [t.tts_first_audio_ms for t in complete if t.tts_first_audio_ms is not None],
+        "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - (t.engine_ms or 0)
+                                 - (t.tts_first_audio_ms or 0) for t in complete],
+    }
+    return {
+        "width": width, "calls": len(results), "passed": sum(r.verdict.passed for r in results),
+        "failures": [r.verdict.line() for r in results if not r.verdict.passed],
+        "turns": len(latencies), "p50": percentile(latencies, 50) if latencies else None,
+        "p95": percentile(latencies, 95) if latencies else None, "max": max(latencies) if latencies else None,
+        "greeting": max(greetings) if greetings else None,
+        "greeting_p50": statistics.median(greetings) if greetings else None,
+        "parts": {name: statistics.median(values) if values else None for name, values in parts.items()},
+        "fillers": sum(t.filler for t in timings),
+        "wer": sum(r.word_errors.errors for r in results) / max(1, sum(r.word_errors.words for r in results)),
+        "rss": peak_rss_mb(), "seconds": time.perf_counter() - started, "load": load_average(),
+    }
+
+
+def fmt(value, unit="ms", digits=0) -> str:
+    return "-" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
+
+
+def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load_before: str) -> str:
+    one = next((level for level in levels if level["width"] == 1), levels[0])
+    settings = runtime.settings
+    lines = [
+        "## Voice latency: spoken scenarios through the pipeline (`bench/latency.py`)",
+        "",
+        f"{platform.python_implementation()} {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} cores, device {settings.device.device}; STT {settings.models.stt} "
+        f"({settings.device.stt_compute_type}, beam {settings.voice.stt_beam_size}), TTS {settings.models.tts}, "
+        f"LLM {'on' if runtime.language_model is not None else 'off'} "
+        f"(classify {settings.llm.classify}, rephrase {settings.llm.rephrase}), Smart Turn {settings.voice.smart_turn}, "
+        f"VAD stop {settings.voice.vad_stop_secs} s, rate {settings.voice.sample_rate} Hz.",
+        f"Scenarios: {', '.join(p.name for p in args.scenarios)}, played in real time at each level "
+        f"(waves of N simultaneous calls). Models loaded in {load_s:.1f} s. "
+        f"Load average before the run: {load_before} (other work on the box inflates every figure).",
+        "",
+        "| calls at once | turns | end of speech -> first audio p50 | p95 | max | greeting (worst) "
+        "| fillers | scenarios passed | caller WER | peak RSS | load avg after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for level in levels:
+        lines.append(
+            f"| {level['width']} | {level['turns']} | {fmt(level['p50'])} | {fmt(level['p95'])} | {fmt(level['max'])} "
+            f"| {fmt(level['greeting'])} | {level['fillers']} | {level['passed']}/{level['calls']} "
+            f"| {level['wer']:.1%} | {level['rss']:.0f} MiB | {level['load']} |")
+    lines += ["", "Median make-up of a reply's latency (ms):", "",
+              "| calls at once | " + " | ".join(levels[0]["parts"]) + " |",
+              "|---|" + "---|" * len(levels[0]["parts"])]
+    for level in levels:
+        lines.append(f"| {level['width']} | " + " | ".join(fmt(v, '') for v in level["parts"].values()) + " |")
+    lines += ["", "One thing at a time (no calls running):", "",
+              f"- STT real-time factor {figures['stt_rtf']:.2f} (median over caller lines at 8 kHz quality)",
+              f"- TTS real-time factor {figures['tts_rtf']:.3f}; first audio of a reply {fmt(figures['tts_first_ms'])}",
+              f"- LLM first token {fmt(figures['llm_first_token_ms'])}; one classification "
+              f"{fmt(figures['llm_classify_ms'])}" if figures["llm_first_token_ms"] is not None
+              else "- LLM: not loaded (" + (runtime.report.llm_problem or "off in the settings") + ")",
+              ""]
+    goals = [
+        ("p50 <= 1.0 s (1 call)", one["p50"] is not None and one["p50"] <= GOALS["p50"]),
+        ("p95 <= 1.6 s (1 call)", one["p95"] is not None and one["p95"] <= GOALS["p95"]),
+        ("greeting <= 300 ms (every level)", all(l["greeting"] is not None and l["greeting"] <= GOALS["greeting"]
+                                                 for l in levels)),
+        ("peak RSS <= 2.5 GB", max(l["rss"] for l in levels) <= GOALS["rss"]),
+    ]
+    lines.append("Goals: " + "; ".join(f"{name}: {'met' if ok else 'NOT met'}" for name, ok in goals) + ".")
+    parts = one["parts"]
+    known = {k: v for k, v in parts.items() if v is not None and k != "STT processing"}
+    if known:
+        top = max(known, key=known.get)
+        lines.append(f"At 1 call the largest share of a reply's wait is {top} ({known[top]:.0f} ms median).")
+    for level in levels:
+        if level["failures"]:
+            lines.append(f"Failed at {level['width']} at once: " + "; ".join(level["failures"]))
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenarios", nargs="*", type=Path, default=None)
+    parser.add_argument("--concurrency", default="1,2,4")
+    parser.add_argument("--quick", action="store_true", help="Two scenarios only.")
+    parser.add_argument("--no-write", action="store_true", help="Print the section without writing RESULTS.md.")
+    args = parser.parse_args()
+    args.scenarios = args.scenarios or (DEFAULT_SET[:2] if args.quick else DEFAULT_SET)
+
+    from appliance.engine.flow import load_flow
+    from appliance.voice.runtime import VoiceRuntime, quiet_pipecat
+
+    quiet_pipecat("ERROR")
+    load_before = load_average()
+    started = time.perf_counter()
+    runtime = VoiceRuntime.shared()
+    load_s = time.perf_counter() - started
+    flow = load_flow(ROOT / "config" / "flows" / "clinic.yaml")
+    sources = [(path, scenario_source(path)) for path in args.scenarios]
+    print(f"models loaded in {load_s:.1f} s; measuring components...", file=sys.stderr)
+    figures = component_figures(runtime)
+    levels = []
+    for width in (int(x) for x in args.concurrency.split(",")):
+        print(f"{width} call(s) at once...", file=sys.stderr)
+        level = asyncio.run(run_level(runtime, flow, sources, width))
+        print(f"  p50 {fmt(level['p50'])}, p95 {fmt(level['p95'])}, greeting {fmt(level['greeting'])}, "
+              f"{level['passed']}/{level['calls']} passed, {level['seconds']:.0f} s", file=sys.stderr)
+        levels.append(level)
+    body = report(args, runtime, load_s, figures, levels, load_before)
+    print(body)
+    if not args.no_write:
+        write_section("latency", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

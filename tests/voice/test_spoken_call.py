@@ -1,0 +1,39 @@
+"""A short spoken call through the whole pipeline with the real models."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("pipecat")
+
+from appliance.voice.spoken_scenario import play_spoken  # noqa: E402
+
+from .spoken import HOURS_CALL  # noqa: E402
+
+
+def test_caller_asks_the_hours_and_says_goodbye(runtime, flow):
+    result = asyncio.run(play_spoken(HOURS_CALL, flow, runtime, fast=True))
+
+    assert result.verdict.passed, result.verdict.failures
+    assert result.verdict.outcome == "info"
+    assert result.said == ["What are your opening hours?", "No, that's all. Goodbye."]
+    assert result.word_errors.rate <= 0.35, (result.said, result.heard)
+
+    summary = result.summary
+    assert [t.kind for t in summary.timings] == ["greeting", "reply", "reply"]
+    assert summary.greeting_delay_ms is not None and summary.greeting_delay_ms < 1000
+    assert summary.pipeline_start_ms is not None and summary.pipeline_start_ms < 1000
+    assert all(t.latency_ms is not None and t.latency_ms > 0 for t in summary.timings[1:])
+
+    turns = result.call_record["turns"]
+    assert [t["seq"] for t in turns] == [0, 1, 2]
+    assert turns[0]["agent_speech_start"] and turns[0]["agent_speech_end"]
+    for turn in turns[1:]:  # every caller turn has its whole timing line
+        for column in ("speech_start", "speech_end", "stt_ms", "engine_ms", "tts_first_audio_ms",
+                       "agent_speech_start", "agent_speech_end"):
+            assert turn[column] is not None, (turn["seq"], column)
+        assert turn["speech_start"] <= turn["speech_end"] <= turn["agent_speech_start"] <= turn["agent_speech_end"]
+    call = result.call_record["call"]
+    assert call["outcome"] == "info" and call["ended_at"] and call["end_action"] == "hangup"

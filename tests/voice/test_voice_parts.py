@@ -1,0 +1,72 @@
+"""The voice layer's pure parts: transcript cleaning, hot words, phrasing for TTS, WER, the call tape."""
+
+from __future__ import annotations
+
+import stat
+import wave
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pipecat")
+
+from appliance.voice.audio import CallTape, silence  # noqa: E402
+from appliance.voice.stt import clean_transcript, hotwords_for  # noqa: E402
+from appliance.voice.tts import phrases  # noqa: E402
+from appliance.voice.word_error import word_errors  # noqa: E402
+
+
+@pytest.mark.parametrize("heard, words", [
+    ("Yes, please.", "Yes, please."),
+    ("[cough]", ""),
+    ("(coughing) ", ""),
+    ("*sniff*", ""),
+    (" you", ""),
+    ("Thank you.", ""),
+    ("Hmm.", ""),
+    ("...", ""),
+    ("[coughs] No, that's all.", "No, that's all."),
+    ("0418 555 023.", "0418 555 023."),
+])
+def test_only_real_words_count(heard, words):
+    assert clean_transcript(heard) == words
+
+
+def test_hot_words_are_the_clinics_names(example_clinic_data):
+    from appliance.clinic import clinic_from_mapping
+
+    clinic = clinic_from_mapping(example_clinic_data)
+    words = hotwords_for(clinic.catalog(), clinic.profile()).split(", ")
+    catalog = clinic.catalog()
+    for item in (*catalog.practitioners, *catalog.services, *catalog.locations):
+        assert item.name in words
+    assert len(words) == len({w.lower() for w in words})
+
+
+def test_long_replies_are_spoken_in_phrases_and_short_ones_whole():
+    hours = ("We're open Monday to Tuesday 7:30 am to 12:30 pm and 1:30 pm to 6 pm, Wednesday 8 am to 12 pm, "
+             "and closed Sunday. What else can I help you with?")
+    pieces = phrases(hours)
+    assert len(pieces[0].split()) <= 10 and pieces[-1] == "What else can I help you with?"
+    assert " ".join(pieces).replace(" ,", ",") == hours
+    assert phrases("Sure. Can I have your full name, please?") == ["Sure.", "Can I have your full name, please?"]
+
+
+def test_word_errors_count_words_not_spelling():
+    assert word_errors("the fourth of March, nineteen eighty five", "the 4th of March 1985").errors == 0
+    assert word_errors("Neutral Bay please", "Neutral Bay, please.").errors == 0
+    result = word_errors("Sarah Johnson", "Sara Johnson")
+    assert (result.errors, result.words) == (1, 2)
+
+
+def test_the_tape_is_stereo_caller_left_agent_right_and_private(tmp_path):
+    tape = CallTape(8000)
+    tape.caller(silence(0.5, 8000))
+    tape.agent((np.ones(800, dtype=np.int16) * 1000).tobytes())
+    tape.caller((np.ones(800, dtype=np.int16) * 2000).tobytes())
+    path = tape.write_wav(tmp_path / "call.wav")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    with wave.open(str(path)) as wav:
+        assert (wav.getnchannels(), wav.getframerate()) == (2, 8000)
+        frames = np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16).reshape(-1, 2)
+    assert frames[4000, 1] == 1000 and frames[4000, 0] == 2000 and frames[0].tolist() == [0, 0]
