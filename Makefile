@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo chat test simulate bench flow-check clean
 
-$(STAMP): pyproject.toml installer/dev-setup.sh
+$(STAMP): pyproject.toml installer/dev-setup.sh models/manifest.toml
 	PYTHON=$(PYTHON) installer/dev-setup.sh $(VENV)
 	touch $(STAMP)
 

