@@ -49,16 +49,15 @@ def canonical(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-# canonical() of the words callers say, remembered (bounded): it runs on every token of every line
+# canonical() of the words callers say (none for a possessive "'s"),
+# remembered (bounded): it is wanted for every token of every line
 _CANONICAL: dict[str, tuple[str, ...]] = {}
 
 
 def _canonical(token: str) -> tuple[str, ...]:
-    found = _CANONICAL.get(token)
-    if found is None:
-        if len(_CANONICAL) >= 20000:
-            _CANONICAL.clear()
-        found = _CANONICAL[token] = canonical(token)
+    if len(_CANONICAL) >= 20000:
+        _CANONICAL.clear()
+    found = _CANONICAL[token] = () if token == "'s" else canonical(token)
     return found
 
 
@@ -259,12 +258,17 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
     # canonical tokens, each remembering the caller token it came from
     canon: list[str] = []
     origin: list[int] = []
+    known = _CANONICAL.get
     for i, tok in enumerate(ct.tokens):
-        if tok == "'s":
-            continue
-        for c in _canonical(tok):
-            canon.append(c)
+        words = known(tok)
+        if words is None:
+            words = _canonical(tok)
+        if len(words) == 1:
+            canon.append(words[0])
             origin.append(i)
+        else:
+            canon.extend(words)
+            origin.extend([i] * len(words))
     n = len(canon)
     mentions: list[CatalogMention] = []
     taken = [False] * n

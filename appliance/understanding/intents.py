@@ -11,10 +11,10 @@ import re
 
 from .emergencies import find_red_flags
 from .normalise import CallerText
-from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, add_hit, apply_rules, negated_before
+from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
 from .task_intents import TASK_RULES
 from .utterance import Signal
-from .yes_no import find_conversation_acts
+from .yes_no import ACT_RULES, read_conversation_acts
 
 _RED_FLAGS = ("emergency", "crisis")
 _ACTS = ("yes", "no", "correction", "goodbye")
@@ -29,6 +29,8 @@ _MOVE_BEFORE = re.compile(r"\b(?:move|moving|change|changing|shift|shifting|push
 _SEE_PRACTITIONER = re.compile(r"\b(?:see|seeing|with)\b")
 _SERVICE_QUESTION = re.compile(r"\bwhat(?: is| are)(?: a| an| the)?\b|\btell me (?:more )?about\b|"
                                r"\bdo you (?:do|offer|have|provide)\b|\bexplain\b")
+# What the caller wants done, then yes / no / correction / goodbye: one pass over the rules.
+_WORD_RULES = RuleSet(*TASK_RULES, *ACT_RULES)
 _ZERO = frozenset({"0", "zero", "oh"})
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _OWNED_BEFORE = re.compile(r"\b(?:my|our|his|her|their)(?: [a-z]+)? $")
@@ -47,8 +49,8 @@ def detect_intents(
     if not ct.tokens:
         return ()
     find_red_flags(ct, hits)
-    apply_rules(ct, TASK_RULES, hits)
-    find_conversation_acts(ct, waiting_for, hits)
+    apply_rules(ct, _WORD_RULES, hits)
+    read_conversation_acts(ct, waiting_for, hits)
     _from_catalog(ct, waiting_for, hits, service_positions, practitioner_positions)
     _lone_zero(ct, waiting_for, hits)
     _settle(hits, waiting_for)

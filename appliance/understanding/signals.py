@@ -119,11 +119,6 @@ def first_words(pattern: str) -> frozenset[str] | None:
     return frozenset(found) if found else None
 
 
-# Below this many characters a regex scans the whole line sooner than it is
-# tried at each place a match could start (each try has its own cost).
-_SHORT_LINE = 48
-
-
 class WordPattern:
     """A compiled regex that knows which word starts it needs, so it is only
     run on a text that has one of them."""
@@ -146,6 +141,10 @@ class WordPattern:
     def search(self, text: str):
         return self.regex.search(text)
 
+    # On a line: the regex is tried only where a match could start (the word
+    # table knows where). One that begins with \\b cannot skip ahead by itself:
+    # run over the whole line, it is tried at every character.
+
     def finditer_in(self, ct: CallerText):
         """What `finditer(ct.text)` gives where the line could match (nothing
         where it could not)."""
@@ -153,14 +152,11 @@ class WordPattern:
             return self.regex.finditer(ct.text)
         if not line_bits(ct) >> self._bit & 1:
             return ()
-        return self.finditer_where_could(ct)
+        return self._at_starts(ct)
 
     def finditer_where_could(self, ct: CallerText):
-        """What `finditer(ct.text)` gives, on a line the pattern could match.
-        On a long line the regex is tried only where a match could start: a
-        regex that begins with \\b cannot skip ahead by itself, it is tried at
-        every character."""
-        if self._bit is None or len(ct.text) < _SHORT_LINE:
+        """`finditer_in`, on a line already known to be one the pattern could match."""
+        if self._bit is None:
             return self.regex.finditer(ct.text)
         return self._at_starts(ct)
 
@@ -178,7 +174,17 @@ class WordPattern:
 
     def search_in(self, ct: CallerText):
         """What `search(ct.text)` gives where the line could match (None where it could not)."""
-        return next(iter(self.finditer_in(ct)), None)
+        if self._bit is None:
+            return self.regex.search(ct.text)
+        if not line_bits(ct) >> self._bit & 1:
+            return None
+        text = ct.text
+        match = self.regex.match
+        for pos in starts_of(ct, self._bit):
+            m = match(text, pos)
+            if m is not None:
+                return m
+        return None
 
 
 @dataclass(frozen=True)

@@ -107,41 +107,54 @@ _YES_THEN_NO = re.compile(rf"{_YES_WORD} no\b")
 _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
 
 
-def _heads(ct: CallerText, skip: frozenset[str] = _SKIP_AT_HEAD) -> list[int]:
-    """The char position of every clause's first real word (words in `skip` passed over).
-    The head patterns are matched there in the whole text: none looks behind
-    its start, so that is the same as matching the clause's text on its own."""
-    out = []
+_HEAD_SKIPS = (_YES_SKIP, _NO_SKIP, _CORRECTION_SKIP, _SKIP_AT_HEAD)
+
+# The word rules of all four acts, applied in one pass (in this order).
+ACT_RULES = RuleSet(*YES_RULES, *NO_RULES, *CORRECTION_RULES, *GOODBYE_RULES)
+
+
+def _heads(ct: CallerText) -> list[list[int]]:
+    """For each of _HEAD_SKIPS: the char position of every clause's first real
+    word (words in that skip set passed over). The head patterns are matched
+    there in the whole text: none looks behind its start, so that is the same
+    as matching the clause's text on its own."""
+    found: list[list[int]] = [[] for _ in _HEAD_SKIPS]
     tokens = ct.tokens
     offsets = ct.offsets
-    for k, end in ct.clause_spans:
-        while k < end - 1 and tokens[k] in skip:
-            k += 1
-        out.append(offsets[k])
-    return out
+    for start, end in ct.clause_spans:
+        for skip, out in zip(_HEAD_SKIPS, found):
+            k = start
+            while k < end - 1 and tokens[k] in skip:
+                k += 1
+            out.append(offsets[k])
+    return found
 
 
 def find_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
     if not ct.tokens:
         return
-    apply_rules(ct, YES_RULES, hits)
-    apply_rules(ct, NO_RULES, hits)
-    apply_rules(ct, CORRECTION_RULES, hits)
-    apply_rules(ct, GOODBYE_RULES, hits)
-    text = ct.text
+    apply_rules(ct, ACT_RULES, hits)
+    read_conversation_acts(ct, waiting_for, hits)
 
-    for pos in _heads(ct, _YES_SKIP):
+
+def read_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
+    """`find_conversation_acts` after its word rules (`ACT_RULES`) were applied:
+    clause heads, set phrases, and what the agent's question settles."""
+    text = ct.text
+    yes_heads, no_heads, correction_heads, plain_heads = _heads(ct)
+
+    for pos in yes_heads:
         m = _YES_HEAD.match(text, pos)
         if m and not ("yes" in hits and hits["yes"].confidence == "high"):
             strong = m.group(0) in ("correct", "exactly", "absolutely", "definitely", "of course", "certainly")
             add_hit(hits, "yes", "high" if strong else "medium", pos, EVIDENCE["yes"])
-    for pos in _heads(ct, _NO_SKIP):
+    for pos in no_heads:
         if _NO_HEAD.match(text, pos):
             add_hit(hits, "no", "high", pos, EVIDENCE["no"])
-    for pos in _heads(ct, _CORRECTION_SKIP):
+    for pos in correction_heads:
         if _CORRECTION_HEAD.match(text, pos):
             add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
-    for pos in _heads(ct):
+    for pos in plain_heads:
         if _CORRECTION_HEAD.match(text, pos):
             add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
 
