@@ -49,18 +49,6 @@ def canonical(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-# canonical() of the words callers say (none for a possessive "'s"),
-# remembered (bounded): it is wanted for every token of every line
-_CANONICAL: dict[str, tuple[str, ...]] = {}
-
-
-def _canonical(token: str) -> tuple[str, ...]:
-    if len(_CANONICAL) >= 20000:
-        _CANONICAL.clear()
-    found = _CANONICAL[token] = () if token == "'s" else canonical(token)
-    return found
-
-
 @dataclass(frozen=True)
 class _Phrase:
     tokens: tuple[str, ...]
@@ -78,7 +66,8 @@ class CatalogIndex:
     prefix_words: dict[str, tuple[str, str]]   # catalog word -> (kind, id), unique words only
     fuzzy_heads: frozenset[str]                # first two letters of each fuzzy phrase
     place_and_service_words: frozenset[str]    # never part of a caller's name
-    prefix_memo: dict = field(default_factory=dict, compare=False, repr=False)  # caller word -> prefix_words owner
+    word_memo: dict = field(default_factory=dict, compare=False, repr=False)  # caller word -> `_roles`
+    plain_words: set = field(default_factory=set, compare=False, repr=False)  # caller words with no role
 
 
 def _canon_tokens(text: str) -> tuple[str, ...]:
@@ -255,20 +244,40 @@ _NAME_WAITS = frozenset({"full_name", "first_name", "last_name", "spelling"})
 
 def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogFindings:
     index = catalog_index(catalog)
-    # canonical tokens, each remembering the caller token it came from
+    # most lines hold no word a phrase could start at: nothing to match there
+    mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, waiting_for)
+    anyone = False
+    if waiting_for not in _EXACT_ONLY_WAITS:
+        pattern = _ANYONE_ASKED if waiting_for == "practitioner" else _ANYONE_SAID
+        anyone = pattern.search_in(ct) is not None
+    return CatalogFindings(mentions, anyone)
+
+
+def _mentions(ct: CallerText, index: CatalogIndex, waiting_for: str) -> tuple[CatalogMention, ...]:
+    # canonical tokens, each remembering the caller token it came from; and
+    # where a phrase could start (exactly, as the start of a catalog word, or
+    # approximately)
     canon: list[str] = []
     origin: list[int] = []
-    known = _CANONICAL.get
+    firsts: list[int] = []
+    prefixes: list[tuple[int, tuple[str, str]]] = []
+    heads: list[int] = []
+    known = index.word_memo.get
     for i, tok in enumerate(ct.tokens):
-        words = known(tok)
-        if words is None:
-            words = _canonical(tok)
-        if len(words) == 1:
-            canon.append(words[0])
+        roles = known(tok)
+        if roles is None:
+            roles = _roles(index, tok)
+        for word, role, owner in roles:
+            if role:
+                k = len(canon)
+                if role & _EXACT:
+                    firsts.append(k)
+                if role & _PREFIX:
+                    prefixes.append((k, owner))
+                if role & _FUZZY:
+                    heads.append(k)
+            canon.append(word)
             origin.append(i)
-        else:
-            canon.extend(words)
-            origin.extend([i] * len(words))
     n = len(canon)
     mentions: list[CatalogMention] = []
     taken = [False] * n
@@ -289,11 +298,10 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
         nxt = canon[j] if j < n else ""
         return waiting_for == "location" or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
 
-    # left to right, a matched phrase's words not looked at again; only words
-    # some phrase starts with are tried
+    # left to right, a matched phrase's words not looked at again
     by_first = index.by_first
     after = 0
-    for i in [i for i, word in enumerate(canon) if word in by_first]:
+    for i in firsts:
         if i < after:
             continue
         for ph in by_first[canon[i]]:
@@ -308,19 +316,15 @@ def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogF
                 break
 
     if not exact_only:
-        _prefix_matches(ct, canon, origin, taken, index, mentions)
-        _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued)
+        _prefix_matches(ct, origin, taken, prefixes, mentions)
+        _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued, heads)
     if waiting_for != "service":
         # "I'll follow up", "can you review it": the service's name used as a verb
         mentions = [m for m in mentions
                     if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE)]
 
     mentions.sort(key=lambda m: m.start)
-    anyone = False
-    if not exact_only:
-        pattern = _ANYONE_ASKED if waiting_for == "practitioner" else _ANYONE_SAID
-        anyone = pattern.search_in(ct) is not None
-    return CatalogFindings(tuple(mentions), anyone)
+    return tuple(mentions)
 
 
 def _mention(ct: CallerText, origin: list[int], kind: str, id_: str, i: int, j: int, how: str) -> CatalogMention:
@@ -337,38 +341,48 @@ def _negated(ct: CallerText, start: int) -> bool:
     return len(before) == 2 and before[0] in ("anyone", "anybody", "anything", "anywhere") and before[1] == "but"
 
 
-def _prefix_matches(ct, canon, origin, taken, index: CatalogIndex, mentions) -> None:
-    for i, tok in enumerate(canon):
-        if taken[i] or len(tok) < _PREFIX_MIN or tok in FUNCTION_WORDS:
-            continue
-        owner = _prefix_owner(index, tok)
-        if owner is not None:
-            mentions.append(_mention(ct, origin, owner[0], owner[1], i, i + 1, "prefix"))
+# What a caller's word can be to a catalog, worked out once per word and
+# index (callers repeat their words): each of its canonical words, with
+# whether a phrase starts with it, whether it is the start of a longer catalog
+# word (and whose), and whether a near-miss phrase could start with it.
+_EXACT, _PREFIX, _FUZZY = 1, 2, 4
+
+
+def _roles(index: CatalogIndex, tok: str) -> tuple[tuple[str, int, tuple[str, str] | None], ...]:
+    found = []
+    for word in () if tok == "'s" else canonical(tok):
+        role = _EXACT if word in index.by_first else 0
+        owner = None
+        if len(word) >= _PREFIX_MIN and word not in FUNCTION_WORDS:
+            owner = next(((kind, id_) for whole, (kind, id_) in index.prefix_words.items()
+                          if whole.startswith(word) and whole != word), None)
+            role |= _PREFIX if owner is not None else 0
+        if index.fuzzy_choices and word[:2] in index.fuzzy_heads and word not in FUNCTION_WORDS:
+            role |= _FUZZY
+        found.append((word, role, owner))
+    memo = index.word_memo
+    if len(memo) >= 20000:
+        memo.clear()
+        index.plain_words.clear()
+    roles = memo[tok] = tuple(found)
+    if not any(role for _word, role, _owner in roles):
+        index.plain_words.add(tok)
+    return roles
+
+
+def _prefix_matches(ct, origin, taken, prefixes, mentions) -> None:
+    """`prefixes`: (position, owner) of each word that starts a catalog word."""
+    for i, (kind, id_) in prefixes:
+        if not taken[i]:
+            mentions.append(_mention(ct, origin, kind, id_, i, i + 1, "prefix"))
             taken[i] = True
 
 
-def _prefix_owner(index: CatalogIndex, tok: str) -> tuple[str, str] | None:
-    """(kind, id) of the first catalog word `tok` is the start of (not the whole
-    of), or None; remembered per index, as callers repeat their words."""
-    memo = index.prefix_memo
-    if tok in memo:
-        return memo[tok]
-    found = next(((kind, id_) for word, (kind, id_) in index.prefix_words.items()
-                  if word.startswith(tok) and word != tok), None)
-    if len(memo) >= 20000:
-        memo.clear()
-    memo[tok] = found
-    return found
-
-
-def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued) -> None:
-    if not index.fuzzy_choices:
-        return
-    n = len(canon)
-    # a window is tried only where its first word could begin a fuzzy phrase
-    heads = [i for i, w in enumerate(canon) if w[:2] in index.fuzzy_heads and w not in FUNCTION_WORDS]
+def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued, heads) -> None:
+    """`heads`: positions a near-miss phrase could start at, in order."""
     if not heads:
         return
+    n = len(canon)
     for size in (3, 2, 1):
         for i in heads:
             if i > n - size:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate, chain
+from operator import add
 from dataclasses import dataclass, field
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u201c": " ", "\u201d": " ", '"': " "})
@@ -168,6 +170,35 @@ def normalise(raw: str) -> CallerText:
     if has_digit or not raw.isprintable():  # \x01-\x04 come from _PROTECT (or a control character said as is)
         t = t.translate(_RESTORE)
 
+    if _HYPHEN_JOIN in t or not raw.isprintable():
+        tokens, starts, hyphen_joined = _words(t)
+    else:
+        tokens, starts, hyphen_joined = _plain_words(t), [0], []
+        if _BREAK in t:
+            tokens, starts = _clauses(t)
+    n = len(tokens)
+    # each token starts one past the end of the one before: 0, len0 + 1, len0 + len1 + 2, ...
+    offsets = (0, *map(add, accumulate(map(len, tokens)), range(1, n))) if n else ()
+    spans = [(first, starts[k + 1] if k + 1 < len(starts) else n) for k, first in enumerate(starts)]
+    clauses: list[tuple[int, int]] = []
+    for span in spans:
+        clauses.extend([span] * (span[1] - span[0]))
+    return CallerText(
+        raw=raw,
+        text=" ".join(tokens),
+        tokens=tuple(tokens),
+        clause_starts=frozenset(starts),
+        hyphen_joined=frozenset(hyphen_joined),
+        offsets=offsets,
+        clauses=tuple(clauses),
+        words=frozenset(tokens),
+        clause_spans=tuple(spans),
+        has_digit=has_digit,
+    )
+
+
+def _words(t: str) -> tuple[list[str], list[int], list[int]]:
+    """(tokens, clause starts, hyphen-joined token indexes) of the cleaned text."""
     tokens: list[str] = []
     starts = [0]          # clause starts, found in order
     hyphen_joined: list[int] = []
@@ -186,34 +217,41 @@ def normalise(raw: str) -> CallerText:
             if joined:
                 hyphen_joined.append(len(tokens))
             tokens.append(word)
-    offsets = []
-    pos = 0
-    for word in tokens:
-        offsets.append(pos)
-        pos += len(word) + 1
-    n = len(tokens)
-    spans = [(first, starts[k + 1] if k + 1 < len(starts) else n) for k, first in enumerate(starts)]
-    clauses: list[tuple[int, int]] = []
-    for span in spans:
-        clauses.extend([span] * (span[1] - span[0]))
-    return CallerText(
-        raw=raw,
-        text=" ".join(tokens),
-        tokens=tuple(tokens),
-        clause_starts=frozenset(starts),
-        hyphen_joined=frozenset(hyphen_joined),
-        offsets=tuple(offsets),
-        clauses=tuple(clauses),
-        words=frozenset(tokens),
-        clause_spans=tuple(spans),
-        has_digit=has_digit,
-    )
+    return tokens, starts, hyphen_joined
+
+
+# `_words` without a word loop, for text with no hyphen-joined words and no
+# control characters (so every \x00 is a clause break standing alone): most lines.
+
+def _plain_words(t: str) -> list[str]:
+    chunks = t.split()
+    found = list(map(_PLAIN.get, chunks))
+    if None in found:  # a chunk not seen before
+        for k, chunk in enumerate(chunks):
+            if found[k] is None:
+                _chunk_words(chunk)
+                found[k] = _PLAIN[chunk]
+    return list(chain.from_iterable(found))
+
+
+def _clauses(t: str) -> tuple[list[str], list[int]]:
+    tokens: list[str] = []
+    starts = [0]
+    for piece in t.split(_BREAK):
+        words = _plain_words(piece)
+        if words:
+            if tokens:
+                starts.append(len(tokens))  # the first word after a pause
+            tokens.extend(words)
+    return tokens, starts
 
 
 # What one whitespace-separated chunk becomes: its words, each with whether it
-# was hyphen-joined to the word before. Callers reuse a small vocabulary, so
-# this is remembered per chunk (bounded) rather than worked out on every line.
+# was hyphen-joined to the word before (and the words alone, in _PLAIN).
+# Callers reuse a small vocabulary, so this is remembered per chunk (bounded)
+# rather than worked out on every line.
 _CHUNKS: dict[str, tuple[tuple[str, bool], ...]] = {}
+_PLAIN: dict[str, tuple[str, ...]] = {}
 _CHUNKS_MAX = 20000
 
 
@@ -228,5 +266,7 @@ def _chunk_words(chunk: str) -> tuple[tuple[str, bool], ...]:
     words = tuple(out)
     if len(_CHUNKS) >= _CHUNKS_MAX:
         _CHUNKS.clear()
+        _PLAIN.clear()
     _CHUNKS[chunk] = words
+    _PLAIN[chunk] = tuple(word for word, _joined in words)
     return words

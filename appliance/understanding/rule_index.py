@@ -6,13 +6,19 @@ match (`signals.first_words`): the start of a word ("cancel" for
 `\\bcancel\\w*`), a whole word ("book "), or two words in a row ("book a ").
 Every pattern of every `StartIndex` (a rule family, or one `WordPattern`)
 owns one bit of a shared table, so a line is looked up once for all of them,
-not once per family: the bits of each distinct word (remembered per word:
-callers reuse a small vocabulary) and of each pair of neighbouring words,
-OR-ed together and kept on the line (`CallerText.memo`). A family then reads
-its own bits.
+not once per family: each token gets the bits of its word (remembered per
+word: callers reuse a small vocabulary) and of the pair it makes with the
+next word, and the line keeps them (`CallerText.memo`). A family reads its
+own bits of the whole line to know which patterns to run; a pattern reads
+which tokens carry its bit to know where a match could start, so its regex
+is tried only there (`signals.WordPattern.finditer_in`).
 """
 
 from __future__ import annotations
+
+from functools import reduce
+from itertools import chain, repeat
+from operator import or_
 
 from .normalise import CallerText
 
@@ -21,7 +27,7 @@ class _Table:
     def __init__(self) -> None:
         self.whole: dict[str, int] = {}                # "book" -> bits of the patterns it starts
         self.prefix: dict[str, int] = {}               # "cancel": any word starting so
-        self.pairs: dict[str, dict[str, int]] = {}     # "book" -> "a" -> bits
+        self.pairs: dict[str, int] = {}                # "book a": two words in a row
         self.prefix_lengths: tuple[int, ...] = ()
         self.bits = 0                                  # bits handed out so far
         self.version = 0                               # changes whenever a start is filed
@@ -41,8 +47,8 @@ class _Table:
             if len(words) == 1:
                 self.whole[words[0]] = self.whole.get(words[0], 0) | flag
             else:
-                seconds = self.pairs.setdefault(words[0], {})
-                seconds[words[1]] = seconds.get(words[1], 0) | flag
+                pair = " ".join(words)
+                self.pairs[pair] = self.pairs.get(pair, 0) | flag
         else:
             self.prefix[start] = self.prefix.get(start, 0) | flag
             self.prefix_lengths = tuple(sorted({*self.prefix_lengths, len(start)}))
@@ -60,27 +66,21 @@ class _Table:
         self._per_word[word] = bits
         return bits
 
-    def scan(self, ct: CallerText) -> tuple[int, int, list[int]]:
-        """(table version, bits of the whole line, bits of each token), kept on
-        the line: a token holds the bits of the patterns that could start at
-        it, by its word and the word after it."""
-        per_word = self._per_word
-        pairs = self.pairs
+    def scan(self, ct: CallerText) -> tuple[int, int, list[tuple[int, int]], list[int]]:
+        """What the table says of a line, kept on it: (table version, bits of the
+        whole line, (char offset, bits) of each token some pattern could start
+        at, by its word and the word after it; word boundaries inside tokens)."""
         tokens = ct.tokens
-        last = len(tokens) - 1
-        line = 0
-        token_bits = []
-        for k, word in enumerate(tokens):
-            bits = per_word.get(word)
-            if bits is None:
-                bits = self._word(word)
-            if k < last:
-                seconds = pairs.get(word)
-                if seconds is not None:
-                    bits |= seconds.get(tokens[k + 1], 0)
-            token_bits.append(bits)
-            line |= bits
-        found = ct.memo["starts"] = (self.version, line, token_bits)
+        words = list(map(self._per_word.get, tokens))
+        if None in words:  # a word not seen before
+            words = [self._word(word) if bits is None else bits for word, bits in zip(tokens, words)]
+        # each token with the one after it: "book a", "a new", ... ("" after the last)
+        pairs = map(self.pairs.get, map(" ".join, zip(tokens, tokens[1:])), repeat(0))
+        token_bits = list(map(or_, words, chain(pairs, (0,))))
+        line = reduce(or_, token_bits, 0)
+        hot = [(offset, bits) for offset, bits in zip(ct.offsets, token_bits) if bits]
+        inner = [] if ct.text.replace(" ", "").isalnum() else _inner_boundaries(ct)
+        found = ct.memo["starts"] = (self.version, line, hot, inner)
         return found
 
 
@@ -106,15 +106,13 @@ def starts_of(ct: CallerText, bit: int) -> list[int]:
     flag = 1 << bit
     if not memo[1] & flag:
         return []
-    offsets = ct.offsets
-    found = [offsets[k] for k, bits in enumerate(memo[2]) if bits & flag]
-    inner = ct.memo.get("inner")
-    if inner is None:
-        inner = ct.memo["inner"] = _inner_boundaries(ct)
+    found = [offset for offset, bits in memo[2] if bits & flag]
+    inner = memo[3]
     return sorted(found + inner) if inner else found
 
 
 def _inner_boundaries(ct: CallerText) -> list[int]:
+    """Char offsets of the word boundaries inside tokens ("o'|brien", "9:|30")."""
     found = []
     for word, offset in zip(ct.tokens, ct.offsets):
         if word.isalnum():

@@ -108,6 +108,7 @@ _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
 
 
 _HEAD_SKIPS = (_YES_SKIP, _NO_SKIP, _CORRECTION_SKIP, _SKIP_AT_HEAD)
+_ANY_SKIP = frozenset().union(*_HEAD_SKIPS)
 
 # The word rules of all four acts, applied in one pass (in this order).
 ACT_RULES = RuleSet(*YES_RULES, *NO_RULES, *CORRECTION_RULES, *GOODBYE_RULES)
@@ -122,6 +123,10 @@ def _heads(ct: CallerText) -> list[list[int]]:
     tokens = ct.tokens
     offsets = ct.offsets
     for start, end in ct.clause_spans:
+        if tokens[start] not in _ANY_SKIP:  # most clauses: the first word is the head for all
+            for out in found:
+                out.append(offsets[start])
+            continue
         for skip, out in zip(_HEAD_SKIPS, found):
             k = start
             while k < end - 1 and tokens[k] in skip:

@@ -109,9 +109,21 @@ def test_the_chunk_memory_gives_what_working_it_out_gives() -> None:
     for line in LINES:
         first = normalise(line)
         module._CHUNKS.clear()
+        module._PLAIN.clear()
         again = normalise(line)
         assert (first.text, first.clause_starts, first.hyphen_joined) == \
             (again.text, again.clause_starts, again.hyphen_joined)
+
+
+def test_words_without_the_word_loop_are_the_words_of_the_loop() -> None:
+    from appliance.understanding import normalise as module
+    for line in [*LINES, "um, so. , ,, uh hello - there... um", "hmm", ", , ,", "yes -- no", "well um, um, okay"]:
+        t = f" {module._BREAK} ".join(line.lower().replace("-", " ").split(","))
+        tokens, starts, _joined = module._words(t)
+        if module._BREAK in t:
+            assert module._clauses(t) == (tokens, starts), line
+        else:
+            assert (module._plain_words(t), [0]) == (tokens, starts), line
 
 
 def test_dob_marker_still_spots_the_marker() -> None:
