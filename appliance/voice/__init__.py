@@ -8,7 +8,7 @@ Only this package imports pipecat. Its parts, by role:
   `listener.py` (turn ends, barge-in, STT), `conversation.py` (the EngineProcessor),
   `speaker.py` (Piper TTS) and `playback.py` (what was played, when);
 - `engine_host.py`: the thread a call's engine and call record live on;
-- `transports/`: the in-memory line and the local microphone;
+- `transports/`: the in-memory line (the SIP transport goes beside it);
 - `spoken_scenario.py`, `word_error.py`: scenario files played as audio;
 - `demo.py`: the spoken demo call and `simulate --spoken` for the command line.
 """

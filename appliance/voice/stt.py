@@ -1,9 +1,10 @@
 """Speech to text: faster-whisper on a local CTranslate2 folder, shared by every call.
 
 Given a model folder (never a model name: a name sends faster-whisper to a
-hub). English, beam 1 by default, with the clinic's names as hot words. Each
-utterance is transcribed whole; the model's own threads run several calls'
-utterances side by side (`workers`).
+hub). English, beam 1 by default, with the clinic's names as hot words (left
+out for very short clips, where Whisper tends to answer with them). Each
+utterance is transcribed whole; calls queue on one CTranslate2 worker with
+two threads, which on 2 cores beat two workers side by side.
 
 What counts as words: Whisper writes noises as "[cough]" or "(laughs)" and
 sometimes answers silence with "you" or "Thank you."; those are dropped, so a
@@ -86,7 +87,8 @@ class WhisperTranscriber:
         self.model = WhisperModel(str(self.model_dir), device=device, compute_type=compute_type,
                                   cpu_threads=cpu_threads, num_workers=workers, local_files_only=True)
         self.load_s = time.perf_counter() - started
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stt")
+        # two threads queue on the model, so a barge-in check can wait behind a turn, not behind a thread pool
+        self.executor = ThreadPoolExecutor(max_workers=max(2, workers), thread_name_prefix="stt")
 
     def transcribe(self, pcm: bytes, rate: int, *, hotwords: str | None = None) -> Transcript:
         """Blocking: call it from a worker thread (`self.executor`)."""

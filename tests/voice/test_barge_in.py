@@ -45,15 +45,16 @@ def test_caller_cuts_the_long_hours_short_and_a_hmm_does_not(runtime, flow):
 
     rig, summary, record = asyncio.run(main())
     kinds = [t.kind for t in summary.timings]
-    assert kinds == ["greeting", "reply", "reply"], kinds
-    hours, goodbye = summary.timings[1], summary.timings[2]
-    assert "8:45" in hours.agent_text
+    # a pause inside a line can still make two turns of it; what matters is below
+    assert kinds[0] == "greeting" and set(kinds[1:]) == {"reply"}, kinds
+    index, hours = next((i, t) for i, t in enumerate(summary.timings) if "8:45" in t.agent_text)
+    after, goodbye = summary.timings[index + 1], summary.timings[-1]
     assert hours.cut, "the hours were read to the end over the caller"
     barge_ins = [e.data["at"] for e in rig.events if e.kind == "barge_in" and e.data["at"] > moments["hmm"]]
     assert len(barge_ins) == 1 and barge_ins[0] > moments["words"], "a hmm stopped the agent"
     assert hours.agent_end - barge_ins[0] < 0.5, "the agent went on talking after the barge-in"
-    assert goodbye.barge_in and goodbye.state == "goodbye"
+    assert after.barge_in and goodbye.state == "goodbye"
     assert summary.outcome == "info"
     assert record["call"]["outcome"] == "info" and record["call"]["ended_at"]
     turns = {t["seq"]: t for t in record["turns"]}
-    assert turns[1]["agent_speech_end"] and turns[1]["agent_speech_end"] <= turns[2]["agent_speech_start"]
+    assert turns[hours.seq]["agent_speech_end"] <= turns[after.seq]["agent_speech_start"]
