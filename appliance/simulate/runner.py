@@ -116,8 +116,21 @@ def _name_of(path: Path) -> str:
     return path.stem
 
 
-def play_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, player: Player = play_text,
-                  db_path: str | Path = ":memory:") -> PlayedCall:
+@dataclass
+class ScenarioSetup:
+    """A fresh clinic database for one scenario, with the engine that will take its call."""
+
+    clock: FrozenClock
+    store: ClinicStore
+    recorder: CallRecorder
+    before: dict[str, dict]      # appointment rows before the call, to find what it changed
+    engine: Engine
+
+
+def set_up_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, db_path: str | Path = ":memory:",
+                    classifier: Any = None) -> ScenarioSetup:
+    """Build the scenario's database from its clinic block, freeze its clock, make the engine.
+    The text and the spoken simulators both start here."""
     clock = FrozenClock(scenario.now)
     ids = CountingIds()
     db = open_database(db_path)
@@ -125,7 +138,14 @@ def play_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, player: Player
     store.load_clinic(clinic)
     recorder = CallRecorder(db)
     before = {row["id"]: row for row in db["appointments"].rows}
-    engine = Engine(flow=flow, store=store, clock=clock, new_id=ids, recorder=recorder)
+    engine = Engine(flow=flow, store=store, clock=clock, new_id=ids, recorder=recorder, classifier=classifier)
+    return ScenarioSetup(clock, store, recorder, before, engine)
+
+
+def play_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, player: Player = play_text,
+                  db_path: str | Path = ":memory:") -> PlayedCall:
+    setup = set_up_scenario(scenario, clinic, flow, db_path=db_path)
+    store, recorder, before, engine = setup.store, setup.recorder, setup.before, setup.engine
     caller = SimulatedCaller(scenario.caller)
     results = [engine.start(CallInfo(caller_id=scenario.caller_id))]
     lines = [""]

@@ -22,16 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..engine.clock import CountingIds, FrozenClock
-from ..engine.engine import Engine
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
 from ..simulate.caller import SimulatedCaller
-from ..simulate.runner import PlayedCall, ScenarioResult, judge
+from ..simulate.runner import PlayedCall, ScenarioResult, judge, set_up_scenario
 from ..simulate.scenario import InvalidScenario, Scenario, load_scenario
-from ..store.clinic_store import ClinicStore
-from ..store.database import open_database
-from ..store.records import CallRecorder
 from .audio import CallTape, telephone, to_pcm
 from .call import CallSummary, VoiceCall, greeting_for
 from .conversation import CallEvent
@@ -127,16 +122,9 @@ class ScenarioCall:
                   realtime_output=(not fast) if realtime_output is None else realtime_output)
 
         def build():
-            clock = FrozenClock(scenario.now)
-            ids = CountingIds()
-            db = open_database(db_path)
-            store = ClinicStore(db, new_id=ids, now=clock.now)
-            store.load_clinic(clinic)
-            recorder = CallRecorder(db)
-            before = {row["id"]: row for row in db["appointments"].rows}
-            engine = Engine(flow=flow, store=store, clock=clock, new_id=ids, recorder=recorder,
-                            classifier=runtime.classifier)
-            return store, recorder, before, engine, greeting_for(flow, store, clock)
+            setup = set_up_scenario(scenario, clinic, flow, db_path=db_path, classifier=runtime.classifier)
+            return (setup.store, setup.recorder, setup.before, setup.engine,
+                    greeting_for(flow, setup.store, setup.clock))
 
         try:
             rig.store, rig.recorder, rig.before, rig.engine, greeting = await host.call(build)
