@@ -105,6 +105,59 @@ class VoiceSettings(Section):
         return value
 
 
+class SipSettings(Section):
+    """The phone line (`appliance run`): which peers may call, how the appliance is reached."""
+    # "peer": the PBX sends calls straight here (only from allowed_peers);
+    # "register": the appliance registers as an extension with digest authentication
+    mode: Literal["peer", "register"] = "peer"
+    bind_address: str = "0.0.0.0"
+    port: int = Field(5060, ge=1, le=65535)
+    transports: tuple[Literal["udp", "tcp"], ...] = Field(("udp", "tcp"), min_length=1)
+    rtp_port: int = Field(4000, ge=1024, le=65000)
+    rtp_port_range: int = Field(200, ge=2, le=10000)
+    codecs: tuple[Literal["PCMU", "PCMA", "G722"], ...] = Field(("PCMU", "PCMA", "G722"), min_length=1)
+    # addresses or networks (CIDR) whose INVITEs are answered; everyone else gets 403
+    allowed_peers: tuple[str, ...] = ("127.0.0.1/32", "::1/128")
+    # register mode
+    registrar: str = ""                  # e.g. "sip:pbx.clinic.lan"
+    user: str = ""                       # the extension, e.g. "201"
+    password_file: Path | None = None    # readable only by the appliance user
+    register_expires_s: int = Field(300, ge=30, le=86400)
+    # where a transfer goes; empty: the clinic file's transfer_number at the registrar's domain
+    transfer_uri: str = ""
+    max_calls: int = Field(2, ge=1, le=64)
+    # a stereo WAV per call (caller left, agent right), mode 0600, under <data_dir>/recordings
+    record_calls: bool = False
+
+    @field_validator("allowed_peers")
+    @classmethod
+    def _networks(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        import ipaddress
+
+        for i, peer in enumerate(value):
+            try:
+                ipaddress.ip_network(peer, strict=False)
+            except ValueError:
+                raise _At((i,), f"{peer!r} is not an IP address or network (e.g. 192.168.1.10 or 10.0.0.0/24)") from None
+        return value
+
+    @model_validator(mode="after")
+    def _register_needs_account(self) -> SipSettings:
+        if self.mode == "register":
+            missing = [key for key in ("registrar", "user") if not getattr(self, key)]
+            if missing:
+                raise ValueError(f"register mode needs {' and '.join(missing)}")
+        return self
+
+
+class DataSettings(Section):
+    """Retention and backups of the clinic database, transcripts and recordings."""
+    transcript_days: int = Field(90, ge=1)
+    recording_days: int = Field(30, ge=1)
+    backup_dir: Path | None = None       # default: <paths.data_dir>/backups
+    backups_kept: int = Field(7, ge=1)
+
+
 class PathsSettings(Section):
     data_dir: Path = Field(default_factory=paths.data_dir)
     # unset: appliance.db in data_dir ($APPLIANCE_DB wins when set)
@@ -127,6 +180,8 @@ class Settings(Section):
     models: ModelsSettings = Field(default_factory=ModelsSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
+    sip: SipSettings = Field(default_factory=SipSettings)
+    data: DataSettings = Field(default_factory=DataSettings)
     paths: PathsSettings = Field(default_factory=PathsSettings)
 
     _source: Path | None = PrivateAttr(default=None)
@@ -140,6 +195,16 @@ class Settings(Section):
     def models_dir(self) -> Path:
         """Where assembled models live: [models] data_dir, else <paths.data_dir>/models."""
         return self.models.data_dir or self.paths.data_dir / "models"
+
+    @property
+    def backup_dir(self) -> Path:
+        """Where database backups go: [data] backup_dir, else <paths.data_dir>/backups."""
+        return self.data.backup_dir or self.paths.data_dir / "backups"
+
+    @property
+    def recordings_dir(self) -> Path:
+        """Where call recordings go (when [sip] record_calls is on)."""
+        return self.paths.data_dir / "recordings"
 
     def relative_to_config(self, value: str | Path) -> Path:
         """A path from the settings file: ~ expanded, relative paths taken from the file's folder."""
@@ -211,7 +276,13 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
     models_section = settings.models
     if models_section.data_dir is not None:
         models_section = models_section.model_copy(update={"data_dir": fix(models_section.data_dir)})
-    return settings.model_copy(update={"paths": paths_section, "models": models_section})
+    sip_section, data_section = settings.sip, settings.data
+    if sip_section.password_file is not None:
+        sip_section = sip_section.model_copy(update={"password_file": fix(sip_section.password_file)})
+    if data_section.backup_dir is not None:
+        data_section = data_section.model_copy(update={"backup_dir": fix(data_section.backup_dir)})
+    return settings.model_copy(update={"paths": paths_section, "models": models_section, "sip": sip_section,
+                                       "data": data_section})
 
 
 def _describe(err: dict[str, Any]) -> str:

@@ -72,7 +72,7 @@ def test_check_ins_must_grow(tmp_path):
 
 @pytest.mark.parametrize("text, expected", [
     ("[voice]\nsilence_checkin = [1]\n", "voice.silence_checkin: unknown key (known keys: sample_rate,"),
-    ("[sip]\nport = 5060\n", "sip: unknown section (known sections: device, models, llm, voice, paths)"),
+    ("[telephony]\nport = 5060\n", "telephony: unknown section (known sections: device, models, llm, voice, sip, data, paths)"),
     ("[device]\ndevice = 'gpu'\n", "device.device: must be 'cpu' or 'cuda'"),
     ("[device]\nllm_gpu_layers = 20\n", 'device.llm_gpu_layers: must be 0 when device = "cpu"'),
     ("[voice]\nsample_rate = 22050\n", "voice.sample_rate: must be 8000 or 16000"),
