@@ -26,6 +26,11 @@ from .types import ToolRun
 
 # how alike a spoken name must be to the record, given an exact date of birth
 NAME_MATCH_THRESHOLD = 85
+# A patient on the caller's number with exactly the date of birth given may be
+# identified by a name that only sounds close: speech-to-text splits and
+# bends names ("Linda Park" -> "Blend apart") far more than callers misspell
+# them. Compared with spaces removed, so a moved word break costs nothing.
+HEARD_NAME_THRESHOLD = 70
 
 
 class GuardRefusal(Exception):
@@ -150,6 +155,9 @@ class ToolRunner:
             first_score = fuzz.ratio(p.first_name.lower(), first_name.lower()) if first_name else 100
             if min(last_score, first_score) >= NAME_MATCH_THRESHOLD:
                 scored.append((last_score + first_score + (5 if p.id in prefer else 0), p))
+            elif p.id in prefer and first_name and _heard_alike(f"{p.first_name} {p.last_name}",
+                                                                f"{first_name} {last_name}"):
+                scored.append((last_score + first_score, p))
         if scored:
             scored.sort(key=lambda item: -item[0])
             patient = scored[0][1]
@@ -258,3 +266,8 @@ class ToolRunner:
 
 def _patient_dict(p: PatientRecord) -> dict:
     return {"id": p.id, "first_name": p.first_name, "last_name": p.last_name, "dob": p.dob, "phone": p.phone}
+
+
+def _heard_alike(on_file: str, heard: str) -> bool:
+    squeeze = lambda text: "".join(ch for ch in text.lower() if ch.isalpha())
+    return fuzz.ratio(squeeze(on_file), squeeze(heard)) >= HEARD_NAME_THRESHOLD

@@ -58,6 +58,16 @@ def test_name_near_miss_with_exact_dob_still_identifies(tools):
     assert identify(tools, first="Sara", last="Jonson").result["patient_id"] == "p1"
 
 
+def test_a_misheard_name_identifies_only_the_patient_on_the_caller_id_with_that_exact_dob(tools):
+    heard = {"first_name": "Sarajohn", "last_name": "Son", "dob": date(1985, 3, 4)}  # STT moved the word break
+    assert tools("GetPatientDetails", **heard).result["status"] != "matched"      # no caller ID: not enough
+    assert tools("GetPatientDetails", **heard, prefer=("p1",)).result["patient_id"] == "p1"
+    wrong_dob = dict(heard, dob=date(1985, 4, 3))
+    assert tools("GetPatientDetails", **wrong_dob, prefer=("p1",)).result["status"] != "matched"
+    other_name = dict(heard, first_name="Kevin", last_name="Doyle")
+    assert tools("GetPatientDetails", **other_name, prefer=("p1",)).result["status"] != "matched"
+
+
 def test_wrong_dob_does_not_identify(tools):
     run = identify(tools, dob=date(1985, 4, 3))
     assert run.result["status"] == "dob_mismatch"

@@ -16,7 +16,8 @@ def first(text: str):
 
 
 @pytest.mark.parametrize(("text", "resolved", "strong"), [
-    ("8 o'clock", time(8), True), ("eight", time(8), False), ("the 12:15", time(12, 15), True),
+    ("8 o'clock", time(8), True), ("eight", time(8), False), ("845, please.", time(8, 45), False),
+    ("the 1215", time(12, 15), False), ("230 pm", time(14, 30), True), ("the 12:15", time(12, 15), True),
     ("twelve fifteen", time(12, 15), True), ("quarter past twelve", time(12, 15), True),
     ("half past nine", time(9, 30), True), ("9:30", time(9, 30), True), ("9.30", time(9, 30), True),
     ("three", time(15), False), ("2 pm", time(14), True), ("2pm", time(14), True), ("ten am", time(10), True),
@@ -32,7 +33,8 @@ def test_times(text: str, resolved: time, strong: bool) -> None:
     assert clock.strong is strong
 
 
-@pytest.mark.parametrize("text", ["the one with Raj", "the 26th", "that one", "24", "yes"])
+@pytest.mark.parametrize("text", ["the one with Raj", "the 26th", "that one", "24", "yes", "1966", "100 dollars",
+                                  "1275"])
 def test_not_times(text: str) -> None:
     assert first(text) is None
 

@@ -20,6 +20,7 @@ PICKS = [
     ("any of them", 0), ("either one", 0), ("I don't mind", 0), ("the second one please", 1),
     ("yeah the first one sounds good", 0), ("not the first one", 1), ("the one at 12:15", 1),
     ("I'll take the later one with Raj", 1), ("the earlier one with Anna", 0),
+    ("1215, please.", 1),  # speech-to-text wrote "twelve fifteen" without its colon
 ]
 
 
