@@ -108,6 +108,16 @@ def name_given(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def whole_name_or_asked_again(ctx: CallContext, env: RuleEnv) -> bool:
+    """Both names are known, or the full name was already asked for twice.
+
+    Half a name is more often a mishearing ("I love you Bennett") than a caller
+    who gave one part, so the full name is asked for once more before the
+    missing part is asked for on its own."""
+    return bool(ctx.first_name and ctx.last_name) or ctx.misses.get(ctx.state, 0) >= 1
+
+
+@rule
 def dob_given(ctx: CallContext, env: RuleEnv) -> bool:
     return "dob" in ctx.given
 

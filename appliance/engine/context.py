@@ -84,6 +84,7 @@ class CallContext:
     side_trips_this_turn: int = 0                  # questions answered this turn
     skipped: set[str] = field(default_factory=set) # questions given up on (caller could not answer)
     misses: dict[str, int] = field(default_factory=dict)
+    state: str = ""                     # the state the call is in (rules may look at its misses)
     last_tool: ToolRun | None = None
     caller_turns: int = 0
     understood_turns: int = 0

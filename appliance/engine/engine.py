@@ -308,7 +308,7 @@ class Engine:
             raise RuntimeError(f"flow loop: more than {_MAX_STEPS_PER_TURN} steps in one turn (at {name})")
         previous = self.state
         self._transition(previous, name, trigger)
-        self.state = name
+        self.state = self.ctx.state = name
         state = self.flow.states[name]
         derive(self.ctx, self.env)  # tool results may have settled something (e.g. the booking to move)
         if previous != name:

@@ -117,6 +117,19 @@ def test_correction_updates_without_restarting(engine):
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
+def test_half_a_name_asks_for_the_full_name_once_more_then_for_the_missing_part(engine):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I need to move my appointment tomorrow")
+    again = engine.turn("Johnson")            # half a name: more often misheard than meant
+    assert again.state == "ask_full_name" and again.waiting_for == "full_name"
+    assert engine.turn("Sarah Johnson").waiting_for == "dob"
+
+    other = Engine(flow=engine.flow, store=engine.store, clock=engine.clock, new_id=CountingIds())
+    other.start(CallInfo(caller_id=""))
+    say(other, "Hi, I need to move my appointment tomorrow", "Johnson")
+    assert other.turn("Johnson").waiting_for in ("first_name", "last_name")   # asked twice: ask for the other part
+
+
 def test_wrong_dob_never_writes(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     say(engine, "I want to cancel my appointment", "Sarah Johnson")
