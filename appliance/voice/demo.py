@@ -88,15 +88,31 @@ class LivePrinter:
             click.echo(click.style(line + (f" · {latency}" if latency else "") + "]", dim=True))
 
 
-def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: bool, label: str) -> int:
+def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: bool, label: str,
+                sip: bool = False) -> int:
+    """The demo call through the voice pipeline; `sip`: as a real SIP call on loopback (the phone service
+    answers, a caller agent process calls it)."""
+    from ..events import serve_for_demo
     from .spoken_scenario import play_spoken
 
     runtime = load_runtime()
+    publisher = serve_for_demo(db_path)   # `appliance monitor` in another terminal shows this call live
     printer = LivePrinter()
+    how = "over SIP on loopback" if sip else "faster than real time" if fast else "real time"
     click.echo(click.style(f"{clinic.profile().name}: spoken demo call from {scenario.caller_id or 'a withheld number'}"
-                           f" ({'faster than real time' if fast else 'real time'})", bold=True))
-    result = asyncio.run(play_spoken((scenario, clinic), flow, runtime, fast=fast, db_path=db_path,
-                                     on_event=printer.event, on_said=printer.said, label=label, keep_tape=True))
+                           f" ({how})", bold=True))
+    if sip:
+        from ..sip.sip_scenario import SipLine, play_over_sip
+
+        with SipLine(flow, runtime, max_calls=1) as line:
+            result = asyncio.run(play_over_sip((scenario, clinic), flow, runtime, line=line, db_path=db_path,
+                                               on_event=printer.event, on_said=printer.said, label=label,
+                                               record=wav_path, publisher=publisher))
+    else:
+        result = asyncio.run(play_spoken((scenario, clinic), flow, runtime, fast=fast, db_path=db_path,
+                                         on_event=printer.event, on_said=printer.said, label=label, keep_tape=True,
+                                         publisher=publisher))
+    publisher.close(linger=1.0)
     summary = result.summary
     if summary is not None and result.tape is not None:
         result.tape.write_wav(wav_path)
@@ -115,7 +131,8 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
     return 0 if result.verdict.passed else 1
 
 
-def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool) -> int:
+def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: bool = False) -> int:
+    """Every scenario as a spoken call: through the in-memory line, or (`sip`) as SIP calls on loopback."""
     from ..simulate.runner import run_scenario
     from .spoken_scenario import play_spoken
     from .word_error import WordErrors
@@ -130,7 +147,10 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool) -> in
         nonlocal passed, failed, text_passed, spoken_of_text, errors
         for path in files:
             in_text = run_scenario(path, flow).passed
-            result = await play_spoken(path, flow, runtime, fast=fast)
+            if line is not None:
+                result = await play_over_sip(path, flow, runtime, line=line)
+            else:
+                result = await play_spoken(path, flow, runtime, fast=fast)
             ok = result.verdict.passed
             passed += ok
             failed += not ok
@@ -151,7 +171,16 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool) -> in
                 click.echo(f"{result.verdict.line()}  [WER {result.word_errors.rate:.0%} of "
                            f"{result.word_errors.words} words]")
 
-    asyncio.run(run_all())
+    line = None
+    if sip:
+        from ..sip.sip_scenario import SipLine, play_over_sip
+
+        line = SipLine(flow, runtime).start()
+    try:
+        asyncio.run(run_all())
+    finally:
+        if line is not None:
+            line.stop()
     if not as_json:
         click.echo(f"{passed} passed, {failed} failed")
         click.echo(f"spoken passed {spoken_of_text} of the {text_passed} scenarios that pass in text; "

@@ -63,8 +63,11 @@ SMART_TURN_PAUSE_S = 0.2   # the pause at which Smart Turn is asked (with Smart 
 PATIENT_WAITS = frozenset({"phone", "dob", "spelling"})
 PATIENT_QUIET_S = 1.0
 SMART_TURN_COMPLETE = 0.5  # Smart Turn probability from which an utterance counts as finished
-PRE_ROLL_S = 0.3           # audio kept from before the VAD's start
+PRE_ROLL_S = 0.6           # audio kept from before the VAD's start: a short "Hi," or "yes," before a pause is otherwise lost
 HISTORY_S = 8.0           # line audio kept: pre-roll, and the gap when a finished utterance is reopened
+# a short sound dropped over the agent's last words ("Yes," as the agent finishes) starts the caller's
+# next utterance when that follows within this much quiet, after the agent has stopped
+HELD_GAP_S = 1.0
 MAX_BARGE_CHECKS = 3
 
 
@@ -111,6 +114,7 @@ class CallerListener(FrameProcessor):
         self._utt: _Utterance | None = None
         self._pending: _Utterance | None = None   # finished, being transcribed, not yet handed over
         self._turns: asyncio.Task | None = None   # the chain of turns being transcribed, in order
+        self._held: tuple[int, int] | None = None # (first sample, end sample) of a short sound dropped over the agent
 
     @property
     def vad_pause_secs(self) -> float:
@@ -195,6 +199,9 @@ class CallerListener(FrameProcessor):
             return
         start = max(0, self._samples - int(self.vad_start_secs * self.rate))
         keep_from = start - int(PRE_ROLL_S * self.rate)
+        held, self._held = self._held, None
+        if held is not None and not self.agent_speaking and start - held[1] <= HELD_GAP_S * self.rate:
+            start, keep_from = held[0], min(keep_from, held[0] - int(PRE_ROLL_S * self.rate))
         utt = _Utterance(start_sample=start, speech_start=self._moment(start),
                          overlapped=self.agent_speaking, next_sample=self._samples)
         utt.chunks = [pcm for first, _, pcm in self._history if first + len(pcm) // 2 > keep_from]
@@ -210,6 +217,7 @@ class CallerListener(FrameProcessor):
         if utt.overlapped and not utt.confirmed and self.agent_speaking:
             spoken = (utt.end_sample - utt.start_sample) / self.rate
             if spoken < self.barge_in_min_s:
+                self._held = (utt.start_sample, utt.end_sample)
                 self._drop(utt, "short sound over the agent")
                 return
             if utt.check_task is None or utt.check_task.done():

@@ -29,7 +29,7 @@ from ..simulate.runner import PlayedCall, ScenarioResult, judge, set_up_scenario
 from ..simulate.scenario import InvalidScenario, Scenario, load_scenario
 from .audio import CallTape, telephone, to_pcm
 from .call import CallSummary, VoiceCall, greeting_for
-from .conversation import CallEvent
+from .conversation import CallEvent, TurnTiming
 from .engine_host import EngineHost
 from .runtime import VoiceRuntime
 from .transports.line import CallerLine, LineTransport
@@ -115,7 +115,7 @@ class ScenarioCall:
     @classmethod
     async def prepare(cls, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
-                      on_event: Callable[[CallEvent], None] | None = None) -> ScenarioCall:
+                      on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None) -> ScenarioCall:
         rate = runtime.settings.voice.sample_rate
         host = EngineHost(name=scenario.name[:20])
         rig = cls(scenario, clinic, flow, runtime, host, rate=rate, fast=fast,
@@ -128,6 +128,8 @@ class ScenarioCall:
 
         try:
             rig.store, rig.recorder, rig.before, rig.engine, greeting = await host.call(build)
+            if publisher is not None:  # monitors see this call live (the engine's records become events)
+                await host.call(publisher.watch, rig.engine)
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
             await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
@@ -151,6 +153,14 @@ class ScenarioCall:
                              call_id=scenario.name[:40])
         return rig
 
+    async def agent_quiet(self, limit_s: float = 3.0) -> None:
+        """Return once the agent is not speaking (or after `limit_s`)."""
+        listener = self.call.listener if self.call is not None else None
+        waited = 0.0
+        while listener is not None and listener.agent_speaking and waited < limit_s:
+            await asyncio.sleep(0.02)
+            waited += 0.02
+
     async def say(self, text: str) -> None:
         """The caller says `text` (returns once the audio has been sent down the line)."""
         await self.line.say(self.voice.audio(text))
@@ -172,14 +182,64 @@ class ScenarioCall:
         def finish():
             if not engine.ended:
                 engine.hangup()
-            played = PlayedCall(self.scenario, self.clinic, store, recorder, engine.ctx.call_id, summary.results,
-                                summary.heard, self.before, bool(summary.results and summary.results[-1].ended))
-            return judge(Path(path), played, self.flow), recorder.call_record(engine.ctx.call_id)
+            return judge_spoken(path, self.scenario, self.clinic, self.flow, store, recorder, self.before,
+                                engine.ctx.call_id, summary)
 
         return await self.host.call(finish)
 
     def close(self) -> None:
         self.host.close()
+
+
+@dataclass(frozen=True)
+class CallerMove:
+    say: str = ""             # the line the caller speaks next
+    hang_up: bool = False     # the caller's script is done: the caller hangs up
+    over: bool = False        # the agent ended the call
+
+
+def caller_move(caller: SimulatedCaller, timing: TurnTiming) -> CallerMove | None:
+    """What the simulated caller does once an agent turn has been played (None: keeps listening)."""
+    result = timing.result
+    if result is None or result.ended:
+        return CallerMove(over=True)
+    if timing.kind == "reply" and timing.cut:
+        return None  # cut off by the caller: the caller is already talking
+    if caller.done:
+        return CallerMove(hang_up=True)
+    return CallerMove(say=caller.next_line(result.waiting_for))
+
+
+def judge_spoken(path: str | Path, scenario: Scenario, clinic: Any, flow: Flow, store: Any, recorder: Any,
+                 before: dict, call_id: str, summary: CallSummary) -> tuple[ScenarioResult, dict]:
+    """The text simulator's checks on a spoken call, and its call record (run where `store` may be used)."""
+    played = PlayedCall(scenario, clinic, store, recorder, call_id, summary.results, summary.heard, before,
+                        bool(summary.results and summary.results[-1].ended))
+    return judge(Path(path), played, flow), recorder.call_record(call_id)
+
+
+def source_scenario(source: str | Path | tuple[Scenario, Any], label: str | None
+                    ) -> tuple[Path, tuple[Scenario, Any] | None, SpokenResult | None]:
+    """The scenario file's path (or label), the scenario and its clinic, or the failure for a broken file."""
+    path = Path(label or (source if not isinstance(source, tuple) else "scenario"))
+    try:
+        return path, (source if isinstance(source, tuple) else load_scenario(source)), None
+    except InvalidScenario as exc:
+        return path, None, SpokenResult(ScenarioResult(file=str(path), name=path.stem, passed=False,
+                                                       failures=[f"invalid scenario: {exc}"]))
+
+
+def spoken_result(verdict: ScenarioResult, record: dict, summary: CallSummary, said: list[str], *,
+                  tape: CallTape | None = None, warm_s: float = 0.0) -> SpokenResult:
+    """The verdict with what the caller said scored against what was heard."""
+    errors = word_errors(" ".join(said), " ".join(text for text in summary.heard if text))
+    return SpokenResult(verdict, summary, said, errors, tape, record, warm_s)
+
+
+def crashed(path: Path, scenario: Scenario, exc: BaseException) -> SpokenResult:
+    log.exception("spoken scenario %s crashed", scenario.name)
+    return SpokenResult(ScenarioResult(file=str(path), name=scenario.name, passed=False,
+                                       failures=[f"crashed: {type(exc).__name__}: {exc}"]))
 
 
 def scripted_caller(on_said: Callable[[str], None] | None = None):
@@ -188,21 +248,22 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
     async def drive(rig: ScenarioCall) -> None:
         caller = SimulatedCaller(rig.scenario.caller)
         while True:
-            timing = await rig.turns.get()
-            result = timing.result
-            if result is None or result.ended:
+            move = caller_move(caller, await rig.turns.get())
+            if move is None:
+                continue
+            if move.over:
                 return
-            if timing.kind == "reply" and timing.cut:
-                continue  # cut off by the caller: the caller is already talking
-            if caller.done:
+            if move.hang_up:
                 await rig.call.hang_up()
                 return
-            text = caller.next_line(result.waiting_for)
+            text = move.say
             rig.said.append(text)
             if on_said is not None:
                 on_said(text)
             if not rig.fast:
                 await asyncio.sleep(CALLER_PAUSE_S)
+            else:  # a caller answers once the agent has finished, not over its last syllable
+                await rig.agent_quiet()
             await rig.say(text)
 
     return drive
@@ -211,26 +272,22 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
 async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
-                      label: str | None = None, keep_tape: bool = False) -> SpokenResult:
+                      label: str | None = None, keep_tape: bool = False, publisher: Any = None) -> SpokenResult:
     """Play one scenario as a spoken call; never raises for a broken scenario or call (it fails instead)."""
-    path = Path(label or (source if not isinstance(source, tuple) else "scenario"))
-    try:
-        scenario, clinic = source if isinstance(source, tuple) else load_scenario(source)
-    except InvalidScenario as exc:
-        return SpokenResult(ScenarioResult(file=str(path), name=path.stem, passed=False,
-                                           failures=[f"invalid scenario: {exc}"]))
+    path, loaded, invalid = source_scenario(source, label)
+    if invalid is not None:
+        return invalid
+    scenario, clinic = loaded
     rig = None
     try:
         rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
-                                         db_path=db_path, on_event=on_event)
+                                         db_path=db_path, on_event=on_event, publisher=publisher)
         summary = await rig.run(scripted_caller(on_said))
         verdict, record = await rig.judge(path)
-        errors = word_errors(" ".join(rig.said), " ".join(text for text in summary.heard if text))
-        return SpokenResult(verdict, summary, rig.said, errors, rig.tape if keep_tape else None, record, rig.warm_s)
+        return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,
+                             warm_s=rig.warm_s)
     except Exception as exc:  # one broken call is that scenario's failure
-        log.exception("spoken scenario %s crashed", scenario.name)
-        return SpokenResult(ScenarioResult(file=str(path), name=scenario.name, passed=False,
-                                           failures=[f"crashed: {type(exc).__name__}: {exc}"]))
+        return crashed(path, scenario, exc)
     finally:
         if rig is not None:
             rig.close()

@@ -8,13 +8,18 @@ import pytest
 
 pytest.importorskip("pipecat")
 
+from appliance.events.event_bus import EventBus  # noqa: E402
+from appliance.events.publisher import CallEventPublisher  # noqa: E402
 from appliance.voice.spoken_scenario import play_spoken  # noqa: E402
 
 from .spoken import HOURS_CALL  # noqa: E402
 
 
 def test_caller_asks_the_hours_and_says_goodbye(runtime, flow):
-    result = asyncio.run(play_spoken(HOURS_CALL, flow, runtime, fast=True))
+    bus = EventBus()
+    watching = bus.subscribe(lambda: None)       # a monitor on the demo's feed
+    result = asyncio.run(play_spoken(HOURS_CALL, flow, runtime, fast=True,
+                                     publisher=CallEventPublisher(None, bus)))
 
     assert result.verdict.passed, result.verdict.failures
     assert result.verdict.outcome == "info"
@@ -38,3 +43,8 @@ def test_caller_asks_the_hours_and_says_goodbye(runtime, flow):
         assert turn["speech_start"] <= turn["speech_end"] <= turn["agent_speech_start"] <= turn["agent_speech_end"]
     call = result.call_record["call"]
     assert call["outcome"] == "info" and call["ended_at"] and call["end_action"] == "hangup"
+
+    # the monitor saw the spoken call as it went: the same records, as events
+    kinds = [event.kind for event in watching.drain()]
+    assert kinds[0] == "call_started" and "call_ended" in kinds, kinds   # the goodbye's timing may follow the end
+    assert kinds.count("turn") == len(turns) and kinds.count("turn_timing") >= len(turns) - 1, kinds
