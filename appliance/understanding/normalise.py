@@ -140,11 +140,16 @@ def _expand(token: str) -> tuple[str, ...]:
     return (token,)
 
 
+_SPOKEN_SLASH = re.compile(r"(?<=\d)[\s,-]*slash[\s,-]*(?=\d)")
+
+
 def normalise(raw: str) -> CallerText:
     t = raw.lower()
     if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
         t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
+    if has_digit and "slash" in t:  # speech-to-text writes a spoken "11/30/1972" as "11-slash, 30-slash, 1972"
+        t = _SPOKEN_SLASH.sub("/", t)
     # each substitution runs only when the text holds what it looks for
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)

@@ -103,6 +103,7 @@ class CallerListener(FrameProcessor):
         self.smart_turn = smart_turn
         self.barge_in_min_s = barge_in_min_s
         self.hotwords = hotwords
+        self.turn_hotwords = ""    # what the next answer is likely to hold (set by the EngineProcessor)
         self.call_id = call_id
         self.on_barge_in = on_barge_in
         self.accepting = True
@@ -115,6 +116,10 @@ class CallerListener(FrameProcessor):
         self._pending: _Utterance | None = None   # finished, being transcribed, not yet handed over
         self._turns: asyncio.Task | None = None   # the chain of turns being transcribed, in order
         self._held: tuple[int, int] | None = None # (first sample, end sample) of a short sound dropped over the agent
+
+    @property
+    def prompt_words(self) -> str:
+        return ", ".join(words for words in (self.turn_hotwords, self.hotwords) if words)
 
     @property
     def vad_pause_secs(self) -> float:
@@ -263,7 +268,7 @@ class CallerListener(FrameProcessor):
         loop = asyncio.get_running_loop()
         try:
             heard: Transcript = await loop.run_in_executor(
-                self.transcriber.executor, lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.hotwords))
+                self.transcriber.executor, lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.prompt_words))
         except Exception as exc:
             log.warning("call %s: STT failed while checking a barge-in (%s)", self.call_id, type(exc).__name__)
             heard = Transcript("", 0.0, 0.0)
@@ -308,7 +313,7 @@ class CallerListener(FrameProcessor):
     def _transcribe(self, pcm: bytes) -> asyncio.Future:
         loop = asyncio.get_running_loop()
         return loop.run_in_executor(self.transcriber.executor,
-                                    lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.hotwords))
+                                    lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.prompt_words))
 
     async def _transcribe_turn(self, previous: asyncio.Task | None, utt: _Utterance, pcm: bytes,
                                turn_end: float, transcription: asyncio.Future, generation: int) -> None:

@@ -17,11 +17,13 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import time
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
+from ..engine.speech import say_time
 from .audio import WHISPER_RATE, resample, to_float
 
 _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
@@ -57,6 +59,22 @@ def clean_transcript(text: str) -> str:
     if bare in _SILENCE_PHRASES:
         return ""
     return text
+
+
+# what a caller says when asked when they would like to come in
+_WHEN_WORDS = "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, morning, afternoon, evening"
+
+
+def turn_hotwords(waiting_for: str, offered: Iterable[time] = ()) -> str:
+    """Words the caller's next answer is likely to hold, put ahead of the clinic's names.
+
+    Whisper at phone quality turns "the 8:30 one" into "D831" and "Thursday
+    evening" into "First day evening" unless it is told what to expect."""
+    if waiting_for == "slot_choice":
+        return ", ".join(dict.fromkeys(say_time(t) for t in offered))
+    if waiting_for == "time_preference":
+        return _WHEN_WORDS
+    return ""
 
 
 def hotwords_for(catalog, profile=None) -> str:

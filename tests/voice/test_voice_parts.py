@@ -70,3 +70,13 @@ def test_the_tape_is_stereo_caller_left_agent_right_and_private(tmp_path):
         assert (wav.getnchannels(), wav.getframerate()) == (2, 8000)
         frames = np.frombuffer(wav.readframes(wav.getnframes()), dtype=np.int16).reshape(-1, 2)
     assert frames[4000, 1] == 1000 and frames[4000, 0] == 2000 and frames[0].tolist() == [0, 0]
+
+
+def test_the_next_answer_s_likely_words_lead_the_prompt():
+    from datetime import time
+
+    from appliance.voice.stt import turn_hotwords
+
+    assert turn_hotwords("slot_choice", [time(8, 30), time(17, 15), time(8, 30)]) == "8:30 am, 5:15 pm"
+    assert "Thursday" in turn_hotwords("time_preference")
+    assert turn_hotwords("dob") == ""
