@@ -72,6 +72,83 @@ def db_init(clinic_file: Path, db_path: Path | None, replace: bool) -> None:
                f"{len(clinic.patients)} patients, {len(clinic.appointments)} appointments")
 
 
+def _admin_settings(config_file: Path | None = None):
+    from .settings import ConfigError, load_settings
+
+    try:
+        return load_settings(config_file)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+@db.command("backup")
+@click.option("--to", "target", type=click.Path(path_type=Path), default=None,
+              help="Backup file to write (default: a timestamped file in [data] backup_dir, rotated).")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database to back up.")
+def db_backup(target: Path | None, db_path: Path | None) -> None:
+    """Copy the live database safely (SQLite online backup; file mode 0600)."""
+    from .admin.backup import BackupError, backup_database
+
+    try:
+        result = backup_database(_admin_settings(), database=db_path, to=target)
+    except BackupError as exc:
+        _fail(str(exc))
+    click.echo(f"backed up to {result.path} ({result.size:,} bytes)")
+    for old in result.removed:
+        click.echo(f"removed old backup {old}")
+
+
+@db.command("restore")
+@click.argument("backup", type=click.Path(path_type=Path))
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database to replace.")
+@click.option("--force", is_flag=True, help="Restore even though the phone service seems to be running.")
+def db_restore(backup: Path, db_path: Path | None, force: bool) -> None:
+    """Replace the database with BACKUP (checked first; the old one is kept as <name>.before-restore)."""
+    from .admin.backup import BackupError, restore_database
+
+    settings = _admin_settings()
+    try:
+        kept = restore_database(settings, backup, database=db_path, force=force)
+    except BackupError as exc:
+        _fail(str(exc))
+    click.echo(f"restored {db_path or settings.paths.database} from {backup}")
+    if kept is not None:
+        click.echo(f"the previous database is kept as {kept}")
+
+
+@db.command("prune")
+@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database to prune.")
+@click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
+def db_prune(db_path: Path | None, dry_run: bool) -> None:
+    """Delete transcripts older than [data] transcript_days and recordings older than recording_days."""
+    import sqlite3
+
+    from .admin.retention import prune
+
+    try:
+        report = prune(_admin_settings(), database=db_path, dry_run=dry_run)
+    except (FileNotFoundError, sqlite3.Error) as exc:
+        _fail(str(exc))
+    for line in report.lines(dry_run=dry_run):
+        click.echo(line)
+
+
+# ---------------------------------------------------------------- doctor
+
+@main.command()
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="Settings file to check (default: the one the appliance would use).")
+@click.option("--no-models", is_flag=True, help="Skip the model checks (they read every model file).")
+def doctor(config_file: Path | None, no_models: bool) -> None:
+    """Check this box: config, models, SIP port and registration, data, disk, clock, GPU, service."""
+    from .admin.doctor import failed, render, run_checks
+
+    checks = run_checks(config_file, models=not no_models)
+    for line in render(checks):
+        click.echo(line)
+    sys.exit(1 if failed(checks) else 0)
+
+
 # ---------------------------------------------------------------- flow
 
 @main.group()

