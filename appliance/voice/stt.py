@@ -17,7 +17,7 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import time
+from datetime import time as time_of_day
 from pathlib import Path
 from typing import Iterable
 
@@ -65,7 +65,7 @@ def clean_transcript(text: str) -> str:
 _WHEN_WORDS = "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, morning, afternoon, evening"
 
 
-def turn_hotwords(waiting_for: str, offered: Iterable[time] = ()) -> str:
+def turn_hotwords(waiting_for: str, offered: Iterable[time_of_day] = ()) -> str:
     """Words the caller's next answer is likely to hold, put ahead of the clinic's names.
 
     Whisper at phone quality turns "the 8:30 one" into "D831" and "Thursday
