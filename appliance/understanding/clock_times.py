@@ -139,6 +139,11 @@ def _read(tokens: tuple[str, ...], i: int) -> ClockTime | None:
                     k += 1
                 meridiem, k = _meridiem_at(tokens, k)
                 return ClockTime(h, minute, meridiem, i, k, True)
+    if tok == "half" and i + 1 < len(tokens) and tokens[i + 1] not in ("past", "after", "to"):
+        hour = _hour_at(tokens, i + 1)   # British "half six" is 6:30
+        if hour and 1 <= hour[0] <= 12:
+            meridiem, k = _meridiem_at(tokens, hour[1])
+            return ClockTime(hour[0], 30, meridiem, i, k, True)
     m = _COLON.match(tok)
     if m:
         hour, minute = int(m.group(1)), int(m.group(2))

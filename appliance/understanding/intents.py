@@ -92,6 +92,8 @@ def _from_catalog(ct: CallerText, waiting_for: str, hits: dict[str, Hit],
 def _lone_zero(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
     if len(ct.tokens) == 1 and ct.tokens[0] in _ZERO and waiting_for not in ("phone", "dob", "slot_choice"):
         add_hit(hits, "human", "high", 0, EVIDENCE["human"])
+    elif ct.tokens == ("keypad", "0"):  # the phone line's word for a lone 0 pressed on the keypad: in every state
+        add_hit(hits, "human", "high", 0, EVIDENCE["human"])
 
 
 def _has_task(hits: dict[str, Hit]) -> bool:

@@ -64,7 +64,8 @@ RESCHEDULE = (
     rule("reschedule", "medium",
          r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
          r"\bmake it (?:later|earlier)\b",
-         r"\b(?:move|change|shift) (?:it|that|this|them)\b"),
+         r"\b(?:move|change|shift) (?:it|that|this|them)\b",
+         r"\b(?:move|change|shift) one of (?:them|those|these)\b"),
 )
 
 CANCEL_ALL = (
@@ -104,7 +105,8 @@ QUERY = (
          r"\bis (?:my|the|our) (?:appointment|booking) (?:still )?(?:on|booked|confirmed|at|for)\b",
          r"\b(?:confirm|check|verify|double check|remind me (?:of|about)|tell me)(?: \w+){0,2} (?:my|our|his|her) "
          r"(?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|visit)\b",
-         r"\bforgot (?:when|what time|what day) (?:my|our|the)\b"),
+         r"\bforgot (?:when|what time|what day) (?:my|our|the)\b",
+         r"\b(?:when|what time|what day|what date) (?:is|are) (?:my|our|his|her) next\b"),
     rule("query", "medium",
          r"\b(?:my|our) (?:next|upcoming) (?:appointment|booking)s?\b",
          r"\bupcoming (?:appointments|bookings)\b"),

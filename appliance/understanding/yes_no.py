@@ -36,6 +36,9 @@ YES_RULES = RuleSet(
          r"\bi (?:guess|suppose|think) so\b|\bguess so\b",
          negation_window=2),
 )
+_YES_TALKED_ABOUT = re.compile(
+    rf"\b(?:before|if|until|unless|when) (?:i|we) (?:say|said) {_YES_WORD}\b|"
+    r"\bbefore (?:i|we) (?:agree|confirm|commit|go ahead|book)\b")
 _YES_HEAD = re.compile(
     r"(?:ok|all right|sure|fine|perfect|great|good|lovely|cool|right|brilliant|excellent|awesome|beautiful|"
     r"wonderful|fantastic|sweet|done|deal|certainly|correct|exactly|absolutely|definitely|of course|indeed)\b(?! (?:morning|afternoon|evening|day|night|luck|question)\b)")
@@ -166,6 +169,12 @@ def read_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit
     # "yeah no" is a no.
     if "yes" in hits and "no" in hits and _YES_THEN_NO.match(text):
         del hits["yes"]
+
+    # "before I say yes, how much is it?": a yes talked about is not a yes given
+    if "yes" in hits and ("say" in ct.words or "before" in ct.words):
+        m = _YES_TALKED_ABOUT.search(text)
+        if m and not re.search(rf"\b{_YES_WORD}\b", text[:m.start()] + text[m.end():]):
+            del hits["yes"]
 
     # "that's it": yes after a yes-word or at a read-back; goodbye after "no"/thanks.
     m = _THAT_IS_IT.search(text) if "that is it" in text else None

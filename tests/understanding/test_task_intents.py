@@ -33,6 +33,7 @@ CASES = {
         "my daughter needs a flu shot",
     ],
     "reschedule": [
+        "I need to change one of them",
         "I need to move my appointment",
         "can I change my booking to later",
         "push it back",
@@ -69,6 +70,7 @@ CASES = {
         "can you cancel them all",
     ],
     "query": [
+        "when's my next physio?", "when is my next massage with Raj",
         "when is my appointment",
         "what appointments do I have",
         "do I have anything booked",
@@ -244,6 +246,12 @@ def test_bare_service_at_the_greeting_is_a_weak_booking() -> None:
 def test_lone_zero_is_a_digit_while_a_number_is_asked() -> None:
     assert hear("0").has("human")
     assert not hear("0", "phone").has("human")
+
+
+def test_keypad_zero_is_the_front_desk_in_every_state() -> None:
+    # the phone line's words for a lone 0 pressed on the keypad (appliance/sip/keypad.py)
+    for waiting_for in ("intent", "name", "dob", "phone", "slot_choice", "confirm"):
+        assert hear("keypad 0", waiting_for).has("human"), waiting_for
 
 
 def test_move_and_cancel_together_is_a_move() -> None:

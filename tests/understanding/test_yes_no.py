@@ -45,7 +45,8 @@ def test_not_a_no(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["I'm not sure", "sorry, what was that?", "is that correct?",
                                   "where exactly are you", "I definitely need to cancel", "good morning",
-                                  "I'm not ok with that"])
+                                  "I'm not ok with that", "before I say yes, how much is it?",
+                                  "if I say yes will it be booked today?"])
 def test_not_a_yes(text: str) -> None:
     assert not hear(text).has("yes"), text
 
