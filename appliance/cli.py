@@ -432,5 +432,35 @@ def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, s
     sys.exit(0 if failed == 0 else 1)
 
 
+# ---------------------------------------------------------------- run
+
+@main.command()
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="Settings file (default: $APPLIANCE_CONFIG, /etc/appliance/appliance.toml, config/appliance.toml).")
+def run(config_file: Path | None) -> None:
+    """Answer the clinic's phone line: the SIP service (runs until SIGTERM; systemd-notify aware)."""
+    from .settings import ConfigError, load_settings
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True)
+    logging.getLogger().handlers[0].setFormatter(_JournalFormatter("%(message)s"))
+    try:
+        settings = load_settings(config_file)
+    except ConfigError as exc:
+        _fail(str(exc))
+    from .sip.service import run_service
+
+    sys.exit(run_service(settings))
+
+
+class _JournalFormatter(logging.Formatter):
+    """`<priority>logger: message`: journald reads the syslog priority prefix."""
+
+    _PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = self._PRIORITY.get(record.levelno, 6)
+        return f"<{priority}>{record.name}: {super().format(record)}"
+
+
 if __name__ == "__main__":
     main()

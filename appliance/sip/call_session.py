@@ -1,0 +1,300 @@
+"""One call's asyncio side: ring, answer, run the VoiceCall, hang up or transfer, tidy up.
+
+Created by the PhoneService on the event loop for each INVITE it accepts. The
+SIP thread tells it what happens (`media_ready`, `sip_disconnected`, `key`,
+`transfer_status`); it asks the SIP thread for actions through
+`endpoint.post`. The call record is the engine's: a caller who hangs up at any
+point gets the record closed with its outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ..engine.types import CallInfo
+from ..voice.audio import CallTape
+from ..voice.conversation import CallEvent
+from ..voice.frames import AgentSpeechFrame
+from .keypad import KeypadCollector
+from .phone_call import transfer_uri
+from .transport import SipTransport
+
+log = logging.getLogger("appliance.sip")
+
+RING_S = 0.4                 # rings before answering (and time to build the engine)
+MEDIA_TIMEOUT_S = 10.0
+TRANSFER_TIMEOUT_S = 8.0     # no answer to the REFER at all: failed
+TRANSFER_ACCEPTED_S = 15.0   # REFER accepted (202) but no final NOTIFY: taken as done
+BYE_WAIT_S = 5.0
+SHUTDOWN_LINE = "I'm sorry, the phone system has to restart now. Please call us back in a few minutes. Goodbye."
+
+
+class CallSession:
+    def __init__(self, service: Any, phone_call: Any, *, call_id: str, caller_id: str, peer_host: str):
+        self.service = service
+        self.phone_call = phone_call
+        self.call_id = call_id
+        self.caller_id = caller_id
+        self.peer_host = peer_host
+        self.rate = service.rate
+        self.tape = CallTape(self.rate) if service.settings.sip.record_calls else None
+        # the call's port plays what the transport's output queues
+        self.transport = SipTransport(self.rate, tape=self.tape, outgoing=phone_call.outgoing)
+        phone_call.on_audio = self.transport.feed
+        self.keypad = KeypadCollector(self._keys, self._waiting_for)
+        self.voice_call: Any = None
+        self.engine: Any = None
+        self.host: Any = None
+        self.outcome: str | None = None
+        self.summary: Any = None
+        self.media = asyncio.Event()
+        self.gone = asyncio.Event()          # the SIP dialog is over (BYE, CANCEL, error)
+        self._transfer: asyncio.Future | None = None
+        self._transfer_accepted = False
+        self._ending = False
+
+    # ------------------------------------------------------------ told by the SIP thread (on the loop)
+
+    def media_ready(self) -> None:
+        self.media.set()
+
+    def sip_confirmed(self) -> None:
+        pass
+
+    def sip_disconnected(self, code: int) -> None:
+        if self.gone.is_set():
+            return
+        self.gone.set()
+        self.transport.line_dropped()
+        if self._transfer is not None and not self._transfer.done():
+            self._transfer.set_result(self._transfer_accepted)
+        if self.voice_call is not None and not self.voice_call.conversation.finished.is_set():
+            asyncio.get_running_loop().create_task(self._caller_left())
+
+    def key(self, digit: str) -> None:
+        self.service.emit(self.call_id, CallEvent("key", data={"digit": digit}))
+        if self.voice_call is not None and not self.gone.is_set():
+            self.keypad.press(digit)
+
+    def transfer_status(self, code: int, final: bool) -> None:
+        if self._transfer is None or self._transfer.done():
+            return
+        if 200 <= code < 300 and not final:
+            self._transfer_accepted = True
+            return
+        if final or code >= 300:
+            self._transfer.set_result(200 <= code < 300)
+
+    # ------------------------------------------------------------ the call
+
+    async def run(self) -> None:
+        started = time.monotonic()
+        try:
+            await self._post(self.phone_call.answer_with, 180)
+            from ..voice.engine_host import EngineHost
+
+            self.host = EngineHost(self.call_id)
+            info = CallInfo(caller_id=self.caller_id, call_id=self.call_id)
+            self.engine = await self.host.call(self.service.engine_factory, info)
+            await self._wait_or_gone(asyncio.sleep(max(0.0, RING_S - (time.monotonic() - started))))
+            if self.gone.is_set():
+                log.info("call %s: the caller hung up while it rang", self.call_id)
+                return
+            await self._post(self.phone_call.answer_with, 200)
+            await self._wait_or_gone(self.media.wait(), MEDIA_TIMEOUT_S)
+            if self.gone.is_set():
+                return
+            if not self.media.is_set():
+                log.warning("call %s: no audio was negotiated in %.0f s; hanging up", self.call_id, MEDIA_TIMEOUT_S)
+                return
+            await self._converse()
+        except Exception:
+            log.exception("call %s: the call failed", self.call_id)
+        finally:
+            await self._tidy_up()
+
+    async def _converse(self) -> None:
+        from ..voice.call import VoiceCall
+
+        self.voice_call = VoiceCall(
+            self.service.runtime, transport=self.transport, host=self.host, engine=self.engine, rate=self.rate,
+            call_info=CallInfo(caller_id=self.caller_id, call_id=self.call_id),
+            on_event=self._voice_event, on_transfer=self._on_transfer,
+            call_id=self.call_id)
+        self.service.register_controls(self)
+        self.summary = await self.voice_call.run()
+        self.outcome = self.summary.outcome
+
+    def _voice_event(self, event: CallEvent) -> None:
+        if event.kind == "heard":   # for the journal: how much was heard, never what
+            words = len(event.text.split())
+            log.info("call %s: caller turn heard (%d word%s%s)", self.call_id, words, "" if words == 1 else "s",
+                     ", STT failed" if event.data.get("stt_failed") else "")
+        self.service.emit(self.call_id, event)
+
+    async def _caller_left(self) -> None:
+        """The caller hung up mid-call: close the record now and stop the pipeline at once."""
+        call = self.voice_call
+        await call.hang_up()
+        try:
+            await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
+        except asyncio.TimeoutError:
+            pass
+        await call.worker.cancel()
+
+    async def _tidy_up(self) -> None:
+        self.keypad.close()
+        self.service.release_controls(self)
+        if self.voice_call is None and self.engine is not None and self.host is not None:
+            await self._close_unstarted()
+        if not self.gone.is_set():
+            await self.transport.drained()      # the goodbye has played to the end
+            await self._post(self.phone_call.hang_up)
+            await self._wait_or_gone(asyncio.sleep(BYE_WAIT_S))
+        if self.host is not None:
+            self.host.close()
+        if self.tape is not None:
+            self._write_recording()
+        self.service.emit(self.call_id, CallEvent("call_finished", data={"outcome": self.outcome,
+                                                                          "summary": self.summary}))
+        log.info("call %s ended: outcome %s", self.call_id, self.outcome)
+        self.release_call()
+
+    def release_call(self) -> None:
+        """Let go of the call (the pj.Call itself is only ever held by the service, on the SIP thread)."""
+        call, self.phone_call = self.phone_call, None
+        if call is not None:
+            call.release()
+
+    async def _close_unstarted(self) -> None:
+        """The engine was built but no conversation ran (hang-up while ringing, no media): nothing to record
+        unless the engine already started the call."""
+        try:
+            started = await self.host.call(lambda: self.engine.ctx is not None)
+            if started:
+                self.outcome = await self.host.call(self.engine.hangup)
+        except Exception as exc:
+            log.error("call %s: could not close the call record (%s)", self.call_id, type(exc).__name__)
+
+    # ------------------------------------------------------------ transfer, staff actions, shutdown
+
+    async def _on_transfer(self, number: str) -> bool:
+        """The engine's blind transfer: REFER to the front desk; False lets the engine's fallback run."""
+        if self.gone.is_set():
+            return False
+        sip = self.service.settings.sip
+        host = self.service.transfer_host(self)
+        if not sip.transfer_uri and not number:
+            log.warning("call %s: no transfer target ([sip] transfer_uri or the clinic's transfer_number)",
+                        self.call_id)
+            return False
+        await self.transport.drained()
+        uri = transfer_uri(sip.transfer_uri, number, host)
+        self._transfer = asyncio.get_running_loop().create_future()
+        self._transfer_accepted = False
+        self.service.emit(self.call_id, CallEvent("transfer", data={"attempt": True}))
+        try:
+            await self._post(self.phone_call.transfer_to, uri)
+        except Exception as exc:
+            log.warning("call %s: the transfer could not be sent (%s)", self.call_id, _reason(exc))
+            return False
+        try:
+            ok = await asyncio.wait_for(asyncio.shield(self._transfer), TRANSFER_TIMEOUT_S)
+        except asyncio.TimeoutError:
+            if not self._transfer_accepted:
+                ok = False
+            else:
+                try:
+                    ok = await asyncio.wait_for(asyncio.shield(self._transfer), TRANSFER_ACCEPTED_S)
+                except asyncio.TimeoutError:
+                    ok = True
+        log.info("call %s: transfer %s", self.call_id, "done" if ok else "failed")
+        self.service.emit(self.call_id, CallEvent("transfer", data={"ok": ok}))
+        return ok
+
+    async def staff_transfer(self) -> None:
+        """The front desk took the call from the monitor: transfer now, record it as transferred."""
+        if self.voice_call is None or self.gone.is_set() or self._ending:
+            return
+        number = getattr(self.engine.profile, "transfer_number", "") or ""
+        if await self._on_transfer(number):
+            await self.host.call(lambda: setattr(self.engine.ctx, "transferred", True))
+            await self._end_now()
+
+    async def staff_end(self) -> None:
+        if self.voice_call is not None and not self._ending:
+            await self._end_now()
+
+    async def _end_now(self) -> None:
+        self._ending = True
+        call = self.voice_call
+        await call.hang_up()
+        try:
+            await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
+        except asyncio.TimeoutError:
+            pass
+        self.transport.outgoing.clear()
+        await call.worker.cancel()
+
+    async def shut_down(self) -> None:
+        """The service is stopping: say a short goodbye, close the record, hang up."""
+        if self.voice_call is None or self.gone.is_set() or self._ending:
+            return
+        self._ending = True
+        try:
+            await self.transport.say(AgentSpeechFrame(text=SHUTDOWN_LINE, kind="fallback"))
+            spoken = time.monotonic()
+            await asyncio.sleep(0.3)
+            while (self.transport.outgoing.pending or time.monotonic() - spoken < 1.0) \
+                    and time.monotonic() - spoken < 8.0 and not self.gone.is_set():
+                await asyncio.sleep(0.05)
+        except Exception:
+            log.exception("call %s: the shutdown goodbye failed", self.call_id)
+        call = self.voice_call
+        await call.hang_up()
+        try:
+            await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
+        except asyncio.TimeoutError:
+            pass
+        await call.worker.cancel()
+
+    # ------------------------------------------------------------ helpers
+
+    async def _keys(self, text: str) -> None:
+        if self.voice_call is not None and not self.gone.is_set():
+            self.service.emit(self.call_id, CallEvent("keypad", text=text))
+            await self.transport.caller_keys(text)
+
+    def _waiting_for(self) -> str:
+        listener = getattr(self.voice_call, "listener", None)
+        return str(getattr(listener, "expecting", "") or "")
+
+    async def _post(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.wrap_future(self.service.endpoint.post(fn, *args))
+
+    async def _wait_or_gone(self, awaitable, timeout: float | None = None) -> None:
+        task = asyncio.ensure_future(awaitable)
+        gone = asyncio.ensure_future(self.gone.wait())
+        try:
+            await asyncio.wait({task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for item in (task, gone):
+                if not item.done():
+                    item.cancel()
+
+    def _write_recording(self) -> None:
+        folder: Path = self.service.settings.recordings_dir
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = self.tape.write_wav(folder / f"{self.call_id}.wav")
+            log.info("call %s: recording written to %s", self.call_id, path)
+        except OSError as exc:
+            log.error("call %s: the recording could not be written to %s (%s)", self.call_id, folder, exc.strerror)
+
+
+def _reason(exc: BaseException) -> str:
+    return str(getattr(exc, "reason", "") or type(exc).__name__).strip()

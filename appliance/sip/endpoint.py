@@ -1,0 +1,252 @@
+"""The process's one pjsua2 Endpoint, owned by one thread of its own.
+
+pjsua2 runs with `threadCnt=0` and `mainThreadOnly=True`: every SIP callback
+(incoming call, call state, DTMF, registration) runs on the thread that pumps
+`libHandleEvents`, and every pjsua2 call the service makes is posted to that
+thread (`post`). Only the media clock thread calls into Python elsewhere
+(`media.CallAudioPort`), and it only hands frames over.
+
+    endpoint = SipEndpoint(settings.sip, clock_rate=16000)
+    endpoint.start(setup=lambda ep: make_accounts(ep))   # returns once the transports listen
+    endpoint.post(call.answer, prm).result()
+    endpoint.stop(teardown=lambda ep: hang_up_and_delete_ports())   # then libDestroy, on the same thread
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+from typing import Any, Callable
+
+from ..settings import SipSettings
+
+log = logging.getLogger("appliance.sip")
+
+PUMP_MS = 10
+FRAME_MS = 20
+
+
+class SipStartError(RuntimeError):
+    """The SIP endpoint could not start; the message names the setting to fix."""
+
+
+class SipEndpoint:
+    def __init__(self, sip: SipSettings, *, clock_rate: int, max_calls: int | None = None, pj_log_level: int = 1):
+        self.sip = sip
+        self.clock_rate = clock_rate
+        self.max_calls = max_calls or sip.max_calls + 2   # room for the caller who is told the lines are busy
+        self.pj_log_level = pj_log_level
+        self.ep: Any = None
+        self.ports: dict[str, int] = {}        # transport name -> bound port
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._start_error: BaseException | None = None
+        self._setup: Callable[[Any], None] | None = None
+        self._teardown: Callable[[Any], None] | None = None
+        self._log_writer: Any = None
+        self.housekeeping: Callable[[], None] | None = None    # run on the SIP thread about once a second
+
+    # ------------------------------------------------------------ public
+
+    def start(self, setup: Callable[[Any], None], *, timeout: float = 15.0) -> None:
+        """Create the library, the transports and (through `setup`, on the SIP thread) the accounts."""
+        self._setup = setup
+        self._thread = threading.Thread(target=self._run, name="sip-endpoint", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise SipStartError("the SIP endpoint did not start in time")
+        if self._start_error is not None:
+            raise self._start_error
+
+    @property
+    def port(self) -> int:
+        return next(iter(self.ports.values()), self.sip.port)
+
+    def post(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
+        """Run `fn` on the SIP thread; the future holds its result."""
+        future: Future = Future()
+        if self._stopped.is_set():
+            future.set_exception(RuntimeError("the SIP endpoint has stopped"))
+            return future
+        self._jobs.put((future, fn, args, kwargs))
+        return future
+
+    def on_thread(self) -> bool:
+        return threading.current_thread() is self._thread
+
+    def stop(self, teardown: Callable[[Any], None] | None = None, *, timeout: float = 15.0) -> None:
+        """Run `teardown` on the SIP thread (hang up, delete ports, shut accounts down), then libDestroy."""
+        if self._thread is None or self._stopped.is_set():
+            return
+        self._teardown = teardown
+        self._stopping.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.error("the SIP endpoint did not stop in %.0f s", timeout)
+
+    # ------------------------------------------------------------ the SIP thread
+
+    def _run(self) -> None:
+        try:
+            self._create()
+            if self._setup is not None:
+                self._setup(self.ep)
+        except BaseException as exc:  # handed to start()
+            self._start_error = exc if isinstance(exc, SipStartError) else SipStartError(_describe(exc))
+            self._destroy()
+            self._stopped.set()
+            self._ready.set()
+            return
+        self._ready.set()
+        import time
+
+        next_housekeeping = time.monotonic() + 1.0
+        try:
+            while not self._stopping.is_set():
+                self.ep.libHandleEvents(PUMP_MS)
+                self._drain()
+                if self.housekeeping is not None and time.monotonic() >= next_housekeeping:
+                    next_housekeeping = time.monotonic() + 1.0
+                    self.housekeeping()
+        except Exception:
+            log.exception("the SIP event loop failed")
+        finally:
+            try:
+                if self._teardown is not None:
+                    self._teardown(self.ep)
+            except Exception:
+                log.exception("SIP teardown failed")
+            self._drain()
+            self._destroy()
+            self._stopped.set()
+            self._fail_pending()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                future, fn, args, kwargs = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def _fail_pending(self) -> None:
+        while True:
+            try:
+                future, *_ = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if future.set_running_or_notify_cancel():
+                future.set_exception(RuntimeError("the SIP endpoint has stopped"))
+
+    def pump(self, seconds: float) -> None:
+        """Handle SIP events for a while (on the SIP thread: lets BYEs and 200s go out during teardown)."""
+        import time
+
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            self.ep.libHandleEvents(PUMP_MS)
+            self._drain()
+
+    def _create(self) -> None:
+        import pjsua2 as pj
+
+        sip = self.sip
+        ep = self.ep = pj.Endpoint()
+        ep.libCreate()
+        cfg = pj.EpConfig()
+        cfg.uaConfig.threadCnt = 0
+        cfg.uaConfig.mainThreadOnly = True
+        cfg.uaConfig.maxCalls = self.max_calls
+        cfg.uaConfig.userAgent = "clinic-receptionist-appliance"
+        cfg.logConfig.level = self.pj_log_level
+        cfg.logConfig.consoleLevel = self.pj_log_level
+        self._log_writer = _JournalLogWriter()
+        cfg.logConfig.writer = self._log_writer
+        cfg.logConfig.decor = 0
+        med = cfg.medConfig
+        med.clockRate = self.clock_rate
+        med.sndClockRate = self.clock_rate
+        med.channelCount = 1
+        med.audioFramePtime = FRAME_MS
+        med.ptime = FRAME_MS
+        med.noVad = True
+        med.ecTailLen = 0
+        ep.libInit(cfg)
+        for name in sip.transports:
+            kind = _transport_kind(pj, name, sip.bind_address)
+            tcfg = pj.TransportConfig()
+            tcfg.port = sip.port
+            if sip.bind_address not in ("0.0.0.0", "::"):
+                tcfg.boundAddress = sip.bind_address
+            try:
+                tid = ep.transportCreate(kind, tcfg)
+            except pj.Error as exc:
+                raise SipStartError(f"[sip] cannot listen on {sip.bind_address}:{sip.port}/{name} "
+                                    f"({exc.reason.strip()}): is another SIP service running? "
+                                    "Change [sip] port or bind_address") from None
+            info = ep.transportGetInfo(tid)
+            self.ports[name] = int(str(info.localName).rsplit(":", 1)[-1])
+        ep.libStart()
+        ep.audDevManager().setNullDev()
+        self._codec_priorities(ep)
+        log.info("SIP listening on %s port %s (%s)", sip.bind_address, self.port, "+".join(sip.transports))
+
+    def _codec_priorities(self, ep: Any) -> None:
+        wanted = list(self.sip.codecs)
+        for codec in ep.codecEnum2():
+            name = codec.codecId.split("/", 1)[0]
+            priority = 255 - wanted.index(name) if name in wanted else 0
+            ep.codecSetPriority(codec.codecId, priority)
+
+    def _destroy(self) -> None:
+        if self.ep is None:
+            return
+        try:
+            self.ep.libDestroy()
+        except Exception:
+            log.exception("libDestroy failed")
+        self.ep = None
+
+
+def _transport_kind(pj: Any, name: str, bind_address: str) -> int:
+    v6 = ":" in bind_address
+    if name == "udp":
+        return pj.PJSIP_TRANSPORT_UDP6 if v6 else pj.PJSIP_TRANSPORT_UDP
+    return pj.PJSIP_TRANSPORT_TCP6 if v6 else pj.PJSIP_TRANSPORT_TCP
+
+
+def _describe(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or getattr(exc, "info", None)
+    if callable(reason):
+        reason = reason()
+    return f"the SIP endpoint could not start: {str(reason or exc).strip()}"
+
+
+def _make_writer_class():
+    import pjsua2 as pj
+
+    class Writer(pj.LogWriter):
+        """pjsip's own log lines, at warning level or worse, into the journal (no SIP messages: level <= 2)."""
+
+        def write(self, entry):
+            # the first line only: pjsip follows some errors with the whole packet, caller's number included
+            text = str(entry.msg).strip().split("\n", 1)[0].strip()
+            if text:
+                (log.error if entry.level <= 1 else log.warning)("pjsip: %s", text)
+
+    return Writer
+
+
+class _JournalLogWriter:
+    def __new__(cls):
+        return _make_writer_class()()

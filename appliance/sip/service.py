@@ -1,0 +1,485 @@
+"""`appliance run`: the SIP service that answers the clinic's calls.
+
+How the pieces fit:
+
+    PhoneService.start()
+      ├─ VoiceRuntime (models, once) ── warms the greeting, fillers, the busy and shutdown lines
+      ├─ serve_monitors(db)           ── the monitor socket; staff transfer / end per call
+      ├─ "sip-calls" thread           ── one asyncio loop running every call's CallSession + VoiceCall
+      └─ SipEndpoint (endpoint.py)    ── one pj.Endpoint on its own "sip-endpoint" thread (libHandleEvents)
+            └─ account.py             ── peer mode (local account) or register mode (digest auth)
+
+    INVITE ─► account.onIncomingCall (SIP thread) ─► peers.py: not allowed ─► 403
+                                                  ─► max_calls reached ─► busy line + callback request (or 486)
+                                                  ─► PhoneCall (phone_call.py) + CallSession (call_session.py)
+    CallSession: 180, engine_factory(call_info) on the call's EngineHost thread, 200, media up ─►
+        VoiceCall(SipTransport) ── media.py's CallAudioPort moves 20 ms frames between the bridge and the
+        transport (call_soon_threadsafe in, a deque out); keypad.py turns DTMF into a caller turn;
+        the engine's transfer ─► REFER (xfer); the goodbye drains ─► BYE; caller BYE ─► record closed at once.
+    stop() (SIGTERM): goodbye to calls in progress, pipelines down, then pjsua2 (ports, accounts, libDestroy).
+
+In-process use (simulations bring their own engine):
+
+    service = PhoneService(settings, runtime=None, engine_factory=None, on_event=None)
+    service.start()            # returns once listening; service.port is the SIP port
+    ...
+    service.stop()
+
+`engine_factory(call_info: CallInfo) -> Engine` runs on the call's engine thread (SQLite
+connections belong to it); the default opens [paths] database / clinic / flow like the
+microphone demo, with the recorder published to the monitor. `on_event(call_id, CallEvent)`
+sees every call's events (heard, turn, keypad, transfer, call_started, call_finished ...),
+on the calls' event loop: keep it quick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from ..engine.types import CallInfo
+from ..settings import Settings
+from .account import SipConfigError, log_registration, registrar_host
+from .endpoint import SipEndpoint, SipStartError
+from .peers import PeerFilter, host_of
+
+log = logging.getLogger("appliance.sip")
+
+BUSY_LINE = ("Thank you for calling. All our lines are busy right now. We have your number and will call you "
+             "back shortly. Goodbye.")
+STOP_TIMEOUT_S = 15.0
+
+EngineFactory = Callable[[CallInfo], Any]
+ServiceEventSink = Callable[[str, Any], None]
+
+
+class PhoneService:
+    def __init__(self, settings: Settings, runtime: Any = None, engine_factory: EngineFactory | None = None,
+                 on_event: ServiceEventSink | None = None, *, serve_monitor: bool = True):
+        self.settings = settings
+        self.runtime = runtime
+        self.engine_factory: EngineFactory = engine_factory or self._default_engine
+        self._custom_factory = engine_factory is not None
+        self.on_event = on_event
+        self.serve_monitor = serve_monitor
+        self.rate = settings.voice.sample_rate
+        self.port: int | None = None
+        self.peers = PeerFilter(settings.sip.allowed_peers)
+        self.endpoint = SipEndpoint(settings.sip, clock_rate=self.rate)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.feed: Any = None
+        self.sessions: dict[str, Any] = {}          # call_id -> CallSession (event loop)
+        self._tasks: set[asyncio.Task] = set()
+        self._starting: set[str] = set()            # accepted on the SIP thread, session not made yet
+        self._phone_calls: dict[str, Any] = {}      # label -> PhoneCall, kept alive until disconnected (SIP thread)
+        self._account: Any = None
+        self._flow: Any = None
+        self._clinic: Any = None
+        self._loop_thread: threading.Thread | None = None
+        self._stopping = False
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------ start and stop
+
+    def start(self) -> None:
+        """Load the models, warm the greeting, serve the monitor, listen for SIP; returns once listening."""
+        from ..voice.runtime import VoiceRuntime
+
+        sip = self.settings.sip
+        if sip.mode == "register":
+            from .account import read_password
+
+            read_password(sip.password_file)        # refuse to start with the fix named, before loading anything
+        if self.runtime is None:
+            self.runtime = VoiceRuntime.shared(self.settings)
+        db_path = self.settings.paths.database
+        greeting = None
+        if not self._custom_factory:
+            greeting = self._prepare_clinic()
+        self._warm(greeting)
+        if self.serve_monitor and db_path is not None and Path(db_path).exists():
+            self._serve_monitor(db_path)
+        self._start_loop()
+        try:
+            self.endpoint.start(self._setup_accounts)
+        except Exception:
+            self._stop_loop()
+            if self.feed is not None:
+                self.feed.close()
+            raise
+        self.port = self.endpoint.port
+        log.info("answering calls on port %s (%s mode, at most %d at once)", self.port, sip.mode, sip.max_calls)
+
+    def stop(self) -> None:
+        """Goodbye to the calls in progress, pipelines down, then pjsua2; safe to call twice."""
+        with self._lock:
+            if self._stopping:
+                return
+            self._stopping = True
+        log.info("stopping: %d call(s) in progress", len(self.sessions))
+        if self.loop is not None and self.loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(self._end_calls(), self.loop)
+            try:
+                future.result(STOP_TIMEOUT_S)
+            except Exception as exc:
+                log.warning("not every call ended cleanly (%s)", type(exc).__name__)
+        self.endpoint.stop(self._teardown)
+        self._stop_loop()
+        if self.feed is not None:
+            self.feed.close()
+            self.feed = None
+        self._stopped.set()
+        log.info("stopped")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self._stopped.wait(timeout)
+
+    # ------------------------------------------------------------ setting up
+
+    def _prepare_clinic(self) -> str:
+        """The default engine's clinic, flow and database (built from the clinic file when missing)."""
+        from ..clinic import load_clinic_file
+        from ..engine.clock import ClinicClock
+        from ..engine.flow import load_flow
+        from ..store.clinic_store import ClinicStore
+        from ..store.database import build_database, open_database
+        from ..voice.call import greeting_for
+
+        paths = self.settings.paths
+        self._flow = load_flow(paths.flow)
+        db_path = Path(paths.database)
+        if not db_path.exists():
+            self._clinic = load_clinic_file(paths.clinic)
+            db_path.parent.mkdir(parents=True, exist_ok=True)
+            build_database(self._clinic, db_path)
+            log.info("built the clinic database %s from %s", db_path, paths.clinic)
+        db = open_database(db_path)
+        try:
+            store = ClinicStore(db)
+            clock = ClinicClock(store.profile().timezone)
+            return greeting_for(self._flow, store, clock)
+        finally:
+            db.conn.close()
+
+    def _warm(self, greeting: str | None) -> None:
+        from ..voice.runtime import VoiceRuntime
+        from .call_session import SHUTDOWN_LINE
+
+        runtime: VoiceRuntime = self.runtime
+        started = time.perf_counter()
+        runtime.warm_clinic(greeting or "", self.rate)
+        runtime.speech_cache.warm([BUSY_LINE, SHUTDOWN_LINE], self.rate)
+        log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)
+
+    def _serve_monitor(self, db_path: Path) -> None:
+        import os
+
+        from ..events import serving
+        from ..events.socket_file import SOCKET_ENV, MonitorSocketError
+
+        socket_path = None if os.environ.get(SOCKET_ENV) else self.settings.paths.data_dir / "monitor.sock"
+        try:
+            self.feed = serving.serve_monitors(db_path, socket_path=socket_path)
+        except MonitorSocketError as exc:
+            log.warning("the monitor will not see calls: %s", exc)
+
+    def _default_engine(self, call_info: CallInfo) -> Any:
+        """Open the database on this call's thread and build its engine (recorder published to the monitor)."""
+        from ..engine.clock import ClinicClock
+        from ..engine.engine import Engine
+        from ..store.clinic_store import ClinicStore
+        from ..store.database import open_database
+        from ..store.records import CallRecorder
+
+        db = open_database(self.settings.paths.database)
+        store = ClinicStore(db)
+        clock = ClinicClock(store.profile().timezone)
+        return Engine(flow=self._flow, store=store, clock=clock, recorder=self.publisher_for(CallRecorder(db)),
+                      classifier=self.runtime.classifier)
+
+    def publisher_for(self, recorder: Any) -> Any:
+        """`recorder`, published to the monitor when the monitor socket is served (for engine factories)."""
+        return self.feed.publisher_for(recorder) if self.feed is not None else recorder
+
+    def _start_loop(self) -> None:
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            self.loop = loop
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+
+        self._loop_thread = threading.Thread(target=run, name="sip-calls", daemon=True)
+        self._loop_thread.start()
+        ready.wait()
+
+    def _stop_loop(self) -> None:
+        if self.loop is None or self._loop_thread is None:
+            return
+        loop = self.loop
+
+        async def cancel_rest() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            asyncio.run_coroutine_threadsafe(cancel_rest(), loop).result(5)
+        except Exception:
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        self._loop_thread.join(5)
+
+    def _setup_accounts(self, ep: Any) -> None:
+        """On the SIP thread: the account that answers (and registers, in register mode)."""
+        from .account import account_config, make_account
+
+        sip = self.settings.sip
+        local = sip.bind_address if sip.bind_address not in ("0.0.0.0", "::") else "127.0.0.1"
+        if ":" in local:
+            local = f"[{local}]"
+        try:
+            cfg = account_config(sip, local_host=local, port=self.endpoint.port)
+        except SipConfigError as exc:
+            raise SipStartError(str(exc)) from None
+        account = make_account(self._incoming, log_registration if sip.mode == "register" else None)
+        account.create(cfg, True)
+        self._account = account
+        if sip.mode == "register":
+            log.info("registering as extension %s at %s", sip.user, registrar_host(sip))
+
+    def _teardown(self, ep: Any) -> None:
+        """On the SIP thread, before libDestroy: hang up, delete every port, shut the account down."""
+        try:
+            ep.hangupAllCalls()
+        except Exception:
+            log.exception("hanging up the remaining calls failed")
+        self.endpoint.pump(0.3)                      # the BYEs go out
+        for session in list(self.sessions.values()):
+            session.release_call()
+        for call in list(self._phone_calls.values()):
+            call.delete_port()
+        self._phone_calls.clear()
+        if self._account is not None:
+            try:
+                self._account.shutdown()
+            except Exception:
+                log.exception("shutting the SIP account down failed")
+            self.endpoint.pump(0.2 if self.settings.sip.mode == "peer" else 1.0)   # unregister
+            self._account = None
+        import gc
+
+        gc.collect()
+
+    # ------------------------------------------------------------ incoming calls (SIP thread)
+
+    def _incoming(self, account: Any, prm: Any) -> None:
+        from ..engine.clock import random_ids
+        from .phone_call import caller_number, make_phone_call
+
+        source = str(prm.rdata.srcAddress)
+        call_id = random_ids("call")
+        call = make_phone_call(account, prm.callId, loop=self.loop, rate=self.rate, label=call_id,
+                               registry=self._phone_calls, on_gone=self._gone)
+        self._phone_calls[call_id] = call
+        if not self.peers.allows(source):
+            log.warning("refused a call from %s: not in [sip] allowed_peers (403)", host_of(source))
+            call.hang_up(403)
+            return
+        if self._stopping:
+            call.hang_up(503)
+            return
+        remote = str(call.getInfo().remoteUri)
+        number = caller_number(remote)
+        if len(self.sessions) + self._pending_sessions() >= self.settings.sip.max_calls:
+            self._busy(call, call_id, number)
+            return
+        handle = call.handle
+        log.info("call %s from %s: answering", call_id, host_of(source))
+        self._starting.add(call_id)
+        self.loop.call_soon_threadsafe(self._begin, handle, call_id, number, source)
+
+    def _pending_sessions(self) -> int:
+        return len(self._starting)
+
+    def _gone(self, call: Any) -> None:
+        """SIP thread, in DISCONNECTED: drop the only reference once the callback has returned, so the
+        pj.Call is destroyed here and now (before pjsua can give its id to another call)."""
+        self.endpoint.post(self._phone_calls.pop, call.label, None)
+
+    def _begin(self, call: Any, call_id: str, number: str, source: str) -> None:
+        from .call_session import CallSession
+
+        self._starting.discard(call_id)
+        session = CallSession(self, call, call_id=call_id, caller_id=number, peer_host=source)
+        call.session = session
+        if call.disconnected:
+            session.sip_disconnected(0)
+        self.sessions[call_id] = session
+        self.emit(call_id, _event("call_started", caller_id=number))
+        task = self.loop.create_task(self._run_session(session))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_session(self, session: Any) -> None:
+        try:
+            await session.run()
+        finally:
+            self.sessions.pop(session.call_id, None)
+
+    # ------------------------------------------------------------ all lines busy
+
+    def _busy(self, call: Any, call_id: str, number: str) -> None:
+        """One caller too many: a short spoken message and a callback request, or 486 when that cannot be done."""
+        pcm = self.runtime.speech_cache.get(BUSY_LINE, self.rate)
+        if not number or pcm is None or self.settings.paths.database is None:
+            log.info("call %s: all lines busy, no number to call back: 486", call_id)
+            call.hang_up(486)
+            return
+        log.info("call %s: all lines busy: message and callback request", call_id)
+        handle = call.handle
+        self.loop.call_soon_threadsafe(lambda: self.loop.create_task(self._busy_call(handle, call_id, number, pcm)))
+
+    async def _busy_call(self, call: Any, call_id: str, number: str, pcm: bytes) -> None:
+        try:
+            await asyncio.to_thread(self._callback_request, call_id, number)
+        except Exception as exc:
+            log.warning("call %s: the callback request could not be written (%s): 486", call_id, type(exc).__name__)
+            await asyncio.wrap_future(self.endpoint.post(call.hang_up, 486))
+            return
+        line = _BusyLine()
+        call.session = line
+        await asyncio.wrap_future(self.endpoint.post(call.answer_with, 200))
+        try:
+            await asyncio.wait_for(line.media.wait(), 5.0)
+        except asyncio.TimeoutError:
+            pass
+        call.outgoing.push(pcm)
+        call.outgoing.flush()
+        until = time.monotonic() + len(pcm) / 2 / self.rate + 3.0
+        while call.outgoing.pending and not line.gone.is_set() and time.monotonic() < until:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.2)
+        await asyncio.wrap_future(self.endpoint.post(call.hang_up))
+        call.release()
+        self.emit(call_id, _event("call_finished", outcome="busy"))
+
+    def _callback_request(self, call_id: str, number: str) -> str:
+        from ..store.clinic_store import ClinicStore
+        from ..store.database import open_database
+
+        db = open_database(self.settings.paths.database)
+        try:
+            return ClinicStore(db).add_callback_request(call_id=None, patient_id=None, name=None, phone=number,
+                                                       reason="all lines busy")
+        finally:
+            db.conn.close()
+
+    # ------------------------------------------------------------ for sessions
+
+    def emit(self, call_id: str, event: Any) -> None:
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(call_id, event)
+        except Exception:
+            log.exception("call %s: the on_event handler failed", call_id)
+
+    def transfer_host(self, session: Any) -> str:
+        """Where a transfer to a number goes: the registrar in register mode, else the calling peer."""
+        if self.settings.sip.mode == "register":
+            return registrar_host(self.settings.sip)
+        return session.peer_host
+
+    def register_controls(self, session: Any) -> None:
+        if self.feed is None:
+            return
+        loop = self.loop
+
+        def later(make: Callable[[], Any]) -> Callable[[], None]:
+            return lambda: loop.call_soon_threadsafe(lambda: loop.create_task(make()))
+
+        self.feed.handler.control_call(session.call_id, transfer_now=later(session.staff_transfer),
+                                       end_call=later(session.staff_end))
+
+    def release_controls(self, session: Any) -> None:
+        if self.feed is not None:
+            self.feed.handler.release_call(session.call_id)
+
+    async def _end_calls(self) -> None:
+        sessions = list(self.sessions.values())
+        if sessions:
+            await asyncio.gather(*(s.shut_down() for s in sessions), return_exceptions=True)
+        tasks = list(self._tasks)
+        if tasks:
+            await asyncio.wait(tasks, timeout=STOP_TIMEOUT_S - 3)
+
+
+class _BusyLine:
+    """The few events a busy-line call needs from its PhoneCall."""
+
+    def __init__(self):
+        self.media = asyncio.Event()
+        self.gone = asyncio.Event()
+
+    def media_ready(self) -> None:
+        self.media.set()
+
+    def sip_disconnected(self, _code: int) -> None:
+        self.gone.set()
+
+    def sip_confirmed(self) -> None:
+        pass
+
+    def key(self, _digit: str) -> None:
+        pass
+
+    def transfer_status(self, _code: int, _final: bool) -> None:
+        pass
+
+
+def _event(kind: str, **data: Any) -> Any:
+    from ..voice.conversation import CallEvent
+
+    return CallEvent(kind, data=data)
+
+
+# ---------------------------------------------------------------- `appliance run`
+
+def run_service(settings: Settings) -> int:
+    """The command's body: start, tell systemd, serve until SIGTERM/SIGINT, stop in order; the exit status."""
+    from ..models import ModelUnavailable
+    from ..voice.runtime import quiet_pipecat
+    from .systemd_notify import notify, watchdog_interval
+
+    quiet_pipecat()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    service = PhoneService(settings)
+    try:
+        service.start()
+    except (SipStartError, SipConfigError, ModelUnavailable) as exc:
+        log.error("%s", exc)
+        return 2
+    notify(f"READY=1\nSTATUS=answering calls on port {service.port}")
+    interval = watchdog_interval()
+    while not stop.wait(interval if interval else 3600):
+        if interval:
+            notify("WATCHDOG=1")
+    notify("STOPPING=1")
+    service.stop()
+    return 0

@@ -1,0 +1,115 @@
+"""`appliance run` against real sipp on loopback: one service process for the whole module (models load once).
+
+The tests run in file order; the last one stops the service with SIGTERM during a call.
+"""
+
+from __future__ import annotations
+
+import socket
+import stat
+import time
+
+from .conftest import sipp, stop_service
+
+
+def _ok(result) -> None:
+    code, report = result
+    assert code == 0, report
+
+
+def test_options_are_answered(service, tmp_path):
+    _ok(sipp(service, "options", tmp_path))
+
+
+def test_a_call_is_answered_and_recorded(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "call", tmp_path, pause_ms=2500))
+    call = service.new_call(before)
+    assert call["outcome"] == "abandoned"          # nothing was said: the record still ends, with its outcome
+    assert call["ended_at"]
+    turns = service.turns(call["id"])
+    assert turns and turns[0]["seq"] == 0 and turns[0]["agent_text"]   # the greeting
+
+
+def test_cancel_while_ringing(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "cancel", tmp_path))
+    time.sleep(1.0)
+    assert len(service.calls()) == before           # never answered: no call record
+    assert service.alive()
+
+
+def test_reinvite_keeps_the_call(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "reinvite", tmp_path))
+    assert service.new_call(before)["ended_at"]
+
+
+def test_a_disallowed_address_gets_403(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "refused", tmp_path, local_ip="127.0.0.2"))
+    assert len(service.calls()) == before
+    assert "refused a call from 127.0.0.2" in service.log_text()
+
+
+def test_hang_up_during_the_greeting_is_abandoned(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "call", tmp_path, pause_ms=400))
+    call = service.new_call(before)
+    assert call["outcome"] == "abandoned"
+
+
+def test_malformed_datagrams_do_not_stop_the_service(service, tmp_path):
+    junk = [
+        b"\x00\xff\xfe garbage \x80\x81",
+        b"INVITE sip:service@127.0.0.1 SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:1;branch=z9hG4bK1\r\nFrom: <sip:a@b>;tag=1",
+        b"INVITE sip:service@127.0.0.1 SIP/2.0\r\nContent-Length: 99999\r\n\r\nv=0",
+        b"SIP/2.0 200 OK\r\n\r\n",
+        b"OPTIONS \r\n\r\n",
+        b"\r\n\r\n",
+        b"A" * 9000,
+    ]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        for datagram in junk:
+            try:
+                sock.sendto(datagram, ("127.0.0.1", service.port))
+            except OSError:          # too big for one datagram on this box
+                pass
+    with socket.create_connection(("127.0.0.1", service.port), timeout=2) as tcp:
+        tcp.sendall(b"INVITE sip:x SIP/2.0\r\nContent-Length: 5\r\n\r\n\x00\x01")
+    time.sleep(0.5)
+    assert service.alive()
+    before = len(service.calls())
+    _ok(sipp(service, "call", tmp_path, pause_ms=1000))
+    assert service.new_call(before)["ended_at"]
+
+
+def test_caller_audio_reaches_the_pipeline(service, tmp_path):
+    before = len(service.calls())
+    _ok(sipp(service, "speech", tmp_path, pause_ms=25000, timeout_s=60))
+    call = service.new_call(before)
+    heard = [t["caller_text"] for t in service.turns(call["id"]) if t["seq"] > 0]
+    # the pcap's words may not mean anything to the engine: a recorded turn, or the service heard speech
+    assert any(heard) or f"call {call['id']}: caller turn heard" in service.log_text(), service.log_text()[-3000:]
+    recording = service.recordings / f"{call['id']}.wav"
+    assert recording.is_file() and stat.S_IMODE(recording.stat().st_mode) == 0o600
+
+
+def test_keypad_zero_asks_for_a_transfer(service, tmp_path):
+    before = len(service.calls())
+    code, report = sipp(service, "keypad_zero", tmp_path, timeout_s=90)
+    assert code == 0, report
+    assert "Refer-To: sip:+61255504101@127.0.0.1" in report, report     # the demo clinic front desk, at the peer
+    call = service.new_call(before)
+    turns = service.turns(call["id"])
+    assert any(t["caller_text"] == "keypad 0" for t in turns), turns
+
+
+def test_sigterm_says_goodbye_and_exits_cleanly(service, tmp_path):
+    held = sipp(service, "held", tmp_path, timeout_s=60, background=True)
+    time.sleep(3.0)                                   # answered, greeting under way
+    assert stop_service(service) == 0, service.log_text()[-3000:]
+    assert held.wait(30) == 0                        # the service sent BYE and sipp answered it
+    log = service.log_text()
+    assert "stopped" in log
+    assert "Assertion" not in log and "Traceback" not in log, log[-3000:]
