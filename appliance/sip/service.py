@@ -45,6 +45,7 @@ from typing import Any, Callable
 from ..engine.types import CallInfo
 from ..settings import Settings
 from .account import SipConfigError, log_registration, registrar_host
+from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
 from .peers import PeerFilter, host_of
 
@@ -255,7 +256,7 @@ class PhoneService:
             cfg = account_config(sip, local_host=local, port=self.endpoint.port)
         except SipConfigError as exc:
             raise SipStartError(str(exc)) from None
-        account = make_account(self._incoming, log_registration if sip.mode == "register" else None)
+        account = make_account(self._incoming, self._registration if sip.mode == "register" else None)
         account.create(cfg, True)
         self._account = account
         if sip.mode == "register":
@@ -285,6 +286,12 @@ class PhoneService:
         gc.collect()
 
     # ------------------------------------------------------------ incoming calls (SIP thread)
+
+    def _registration(self, code: int, reason: str, expiration: int) -> None:
+        """On the SIP thread: log the registration and leave it where `appliance doctor` looks."""
+        log_registration(code, reason, expiration)
+        write_registration_status(self.settings.paths.data_dir, code=code, reason=reason, expiration=expiration,
+                                  registrar=self.settings.sip.registrar)
 
     def _incoming(self, account: Any, prm: Any) -> None:
         from ..engine.clock import random_ids

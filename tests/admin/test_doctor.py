@@ -255,6 +255,20 @@ def test_a_failed_registration_fails(box):
     assert check.status == "FAIL" and "403 Forbidden" in check.detail and "password" in check.fix
 
 
+def test_the_status_the_phone_service_writes_is_what_doctor_reads(box):
+    from appliance.sip.registration_status import STATUS_NAME, write_registration_status
+
+    settings = _sip(box, 5060, extra=REGISTER)
+    assert STATUS_NAME == doctor.SIP_STATUS_FILE
+    write_registration_status(settings.paths.data_dir, code=200, reason="OK", expiration=300,
+                              registrar=settings.sip.registrar)
+    assert (settings.paths.data_dir / STATUS_NAME).stat().st_mode & 0o077 == 0
+    assert doctor.check_sip_registration(settings).status == "OK"
+    write_registration_status(settings.paths.data_dir, code=403, reason="Forbidden", expiration=0,
+                              registrar=settings.sip.registrar)
+    assert doctor.check_sip_registration(settings).status == "FAIL"
+
+
 def test_a_stale_status_warns(box):
     settings = _sip(box, 5060, extra=REGISTER)
     _status(settings, registration="registered", updated=(datetime.now(timezone.utc) - timedelta(hours=2)).isoformat())
