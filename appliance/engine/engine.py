@@ -142,6 +142,21 @@ class Engine:
         self._guarded(lambda: self._enter(target, Trigger("transfer_failed", "high", "phone_line")))
         return self._finish_turn("", None)
 
+    def staff_took_call(self) -> str:
+        """Front-desk staff took the call over from the monitor: recorded as a transfer, the call ends.
+        Returns the outcome."""
+        if self.ctx is None:
+            raise RuntimeError("no call")
+        if not self.ctx.ended:
+            self._reset_turn()
+            self.seq += 1
+            self.ctx.transferred = True
+            self.ctx.ended = True
+            self.ctx.end_action = "transfer"
+            self._record_end()
+            self._finish_turn("", Trigger("staff", "high", "front_desk_took_call"))
+        return self._outcome()
+
     def check_in(self, attempt: int) -> TurnResult:
         """The caller has gone quiet: ask if they are still there (attempt 1, 2, ...), staying where we are."""
         if self.ctx is None or self.ctx.ended:

@@ -222,7 +222,7 @@ class CallSession:
             return
         number = getattr(self.engine.profile, "transfer_number", "") or ""
         if await self._on_transfer(number):
-            await self.host.call(lambda: setattr(self.engine.ctx, "transferred", True))
+            await self.host.call(self.engine.staff_took_call)
             await self._end_now()
 
     async def staff_end(self) -> None:

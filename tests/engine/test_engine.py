@@ -231,6 +231,17 @@ def test_transfer_failure_falls_back_to_callback(engine, store):
     assert store.callback_requests()[-1]["reason"].startswith("transfer_failed")
 
 
+def test_staff_taking_the_call_over_is_recorded_as_a_transfer(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("Hi, I need to move my appointment tomorrow")
+    assert engine.staff_took_call() == "transferred"
+    assert engine.ended and engine.hangup() == "transferred"
+    call = list(db["calls"].rows)[0]
+    assert call["outcome"] == "transferred" and call["end_action"] == "transfer"
+    last = list(db["turns"].rows)[-1]
+    assert (last["trigger_route"], last["trigger_evidence"]) == ("staff", "front_desk_took_call")
+
+
 def test_hangup_before_anything_is_abandoned(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     assert engine.hangup() == "abandoned"
