@@ -40,6 +40,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable
 
+import numpy as np
+
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
     BotStoppedSpeakingFrame,
@@ -68,6 +70,13 @@ HISTORY_S = 8.0           # line audio kept: pre-roll, and the gap when a finish
 # a short sound dropped over the agent's last words ("Yes," as the agent finishes) starts the caller's
 # next utterance when that follows within this much quiet, after the agent has stopped
 HELD_GAP_S = 1.0
+# The VAD's start can reach us late (its analysis lags the audio when the box is busy, or when audio comes
+# faster than real time), and a soft first word ("February") may not trip it at all: the utterance's start
+# is found again in the line audio, going back through sound louder than ONSET_LEVEL (int16 RMS) with
+# gaps of at most ONSET_GAP_S, never more than ONSET_BACK_S and never into the previous utterance.
+ONSET_LEVEL = 300
+ONSET_GAP_S = 0.3
+ONSET_BACK_S = 3.0
 MAX_BARGE_CHECKS = 3
 
 
@@ -116,10 +125,12 @@ class CallerListener(FrameProcessor):
         self._pending: _Utterance | None = None   # finished, being transcribed, not yet handed over
         self._turns: asyncio.Task | None = None   # the chain of turns being transcribed, in order
         self._held: tuple[int, int] | None = None # (first sample, end sample) of a short sound dropped over the agent
+        self._floor = 0                           # no utterance starts before this sample (the last one's end)
 
     @property
     def prompt_words(self) -> str:
-        return ", ".join(words for words in (self.turn_hotwords, self.hotwords) if words)
+        # alone: behind the clinic's long list of names they no longer steer Whisper ("First day evening")
+        return self.turn_hotwords or self.hotwords
 
     @property
     def vad_pause_secs(self) -> float:
@@ -202,7 +213,7 @@ class CallerListener(FrameProcessor):
             pending.finished_as = -1
             self._utt = pending
             return
-        start = max(0, self._samples - int(self.vad_start_secs * self.rate))
+        start = self._onset(max(0, self._samples - int(self.vad_start_secs * self.rate)))
         keep_from = start - int(PRE_ROLL_S * self.rate)
         held, self._held = self._held, None
         if held is not None and not self.agent_speaking and start - held[1] <= HELD_GAP_S * self.rate:
@@ -211,6 +222,24 @@ class CallerListener(FrameProcessor):
                          overlapped=self.agent_speaking, next_sample=self._samples)
         utt.chunks = [pcm for first, _, pcm in self._history if first + len(pcm) // 2 > keep_from]
         self._utt = utt
+
+    def _onset(self, sample: int) -> int:
+        """Where the sound around `sample` began (see ONSET_LEVEL)."""
+        floor = max(self._floor, sample - int(ONSET_BACK_S * self.rate))
+        gap_limit = int(ONSET_GAP_S * self.rate)
+        onset, quiet = sample, 0
+        for first, _, pcm in reversed(self._history):
+            if first >= sample:
+                continue
+            if first < floor:
+                break
+            if _rms(pcm) >= ONSET_LEVEL:
+                onset, quiet = first, 0
+            else:
+                quiet += len(pcm) // 2
+                if quiet > gap_limit:
+                    break
+        return onset
 
     def _speech_stopped(self) -> None:
         utt = self._utt
@@ -289,6 +318,7 @@ class CallerListener(FrameProcessor):
 
     def _drop(self, utt: _Utterance, why: str) -> None:
         log.debug("call %s: ignored caller sound (%s)", self.call_id, why)
+        self._floor = max(self._floor, utt.end_sample or self._samples)
         if self._utt is utt:
             self._utt = None
 
@@ -298,6 +328,7 @@ class CallerListener(FrameProcessor):
         if self._utt is not utt:
             return
         self._utt = None
+        self._floor = max(self._floor, utt.end_sample or self._samples)
         if not self.accepting:
             return
         turn_end = time.time()
@@ -347,3 +378,8 @@ def _swallow(future: asyncio.Future) -> None:
     """A transcription nobody awaited (a stale draft) must not log 'exception never retrieved'."""
     if not future.cancelled():
         future.exception()
+
+
+def _rms(pcm: bytes) -> float:
+    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
+    return float(np.sqrt(np.mean(samples * samples))) if samples.size else 0.0

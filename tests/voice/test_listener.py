@@ -47,3 +47,23 @@ def test_a_cough_over_the_agent_long_before_the_caller_speaks_is_not_kept():
     feed(ears, HELD_GAP_S + 2.0, 0)
     ears._speech_started()
     assert not any(b"\xe8\x03" in chunk for chunk in ears._utt.chunks)
+
+
+def test_a_late_vad_start_still_keeps_the_first_word():
+    ears = listener()
+    feed(ears, 1.0, 0)
+    feed(ears, 1.5, 900)                    # "February seventeenth" before the VAD speaks up
+    ears._speech_started()
+    utt = ears._utt
+    assert utt.start_sample == 1.0 * RATE
+    assert len(b"".join(utt.chunks)) // 2 >= 1.5 * RATE
+
+
+def test_the_start_is_never_looked_for_inside_the_previous_utterance():
+    ears = listener()
+    feed(ears, 1.0, 900)                    # the caller's last answer
+    ears._floor = int(1.0 * RATE)           # ... which ended here
+    feed(ears, 0.1, 0)
+    feed(ears, 0.5, 900)
+    ears._speech_started()
+    assert ears._utt.start_sample >= 1.0 * RATE
