@@ -304,11 +304,13 @@ def chat(clinic_file: Path | None, db_path: Path | None, caller_id: str) -> None
 @click.option("--text", "as_text", is_flag=True, help="Play the call in text, without the voice models.")
 @click.option("--mic", is_flag=True, help="Talk to the receptionist through this machine's microphone and speaker.")
 @click.option("--fast", is_flag=True, help="Spoken: send the caller's audio faster than real time.")
+@click.option("--sip", is_flag=True, help="Spoken, as a real SIP call on loopback: the phone service answers, "
+                                          "a caller agent process calls it.")
 @click.option("--wav", "wav_path", type=click.Path(path_type=Path), default=None,
               help="Spoken: where to write both sides of the call (default: <data>/demo-call.wav).")
 @click.option("--turn-delay", type=float, default=0.0, show_default=True,
               help="Text: seconds to wait before each caller turn (to watch it in `appliance monitor`).")
-def demo(scenario_file: Path | None, as_text: bool, mic: bool, fast: bool, wav_path: Path | None,
+def demo(scenario_file: Path | None, as_text: bool, mic: bool, fast: bool, sip: bool, wav_path: Path | None,
          turn_delay: float) -> None:
     """Play the offline demo call against the demo clinic: spoken through the voice pipeline (or --text)."""
     import time
@@ -339,7 +341,7 @@ def demo(scenario_file: Path | None, as_text: bool, mic: bool, fast: bool, wav_p
         from .voice.demo import spoken_demo
 
         sys.exit(spoken_demo(scenario, clinic, flow_def, db_path=db_path, fast=fast, label=str(scenario_file),
-                             wav_path=wav_path or paths.data_dir() / "demo-call.wav"))
+                             wav_path=wav_path or paths.data_dir() / "demo-call.wav", sip=sip))
 
     click.echo(click.style(f"{clinic.profile().name}: demo call from {scenario.caller_id or 'a withheld number'}", bold=True))
 
@@ -406,7 +408,9 @@ def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | No
 @click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
 @click.option("--spoken", is_flag=True, help="Play the calls as audio through the voice pipeline (real models).")
 @click.option("--fast", is_flag=True, help="Spoken: send the caller's audio faster than real time.")
-def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, spoken: bool, fast: bool) -> None:
+@click.option("--sip", is_flag=True, help="Play the calls as real SIP calls on loopback (spoken, in real time).")
+def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, spoken: bool, fast: bool,
+             sip: bool) -> None:
     """Play scenario files (or folders of them) and check what happened."""
     from .simulate.runner import run_scenario, scenario_files
 
@@ -414,10 +418,10 @@ def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, s
     files = scenario_files(targets)
     if not files:
         _fail("no scenario files found in " + ", ".join(map(str, targets)))
-    if spoken:
+    if spoken or sip:
         from .voice.demo import simulate_spoken
 
-        sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast))
+        sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast, sip=sip))
     passed = failed = 0
     for path in files:
         result = run_scenario(path, flow_def)
