@@ -93,6 +93,11 @@ def _hundreds(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:
     return None
 
 
+def _teen_heard_as_tens(value: int) -> int:
+    """A day written 40..90 by speech-to-text was a teen: "fourteenth" and "fortieth" sound alike."""
+    return value // 10 + 10 if value in (40, 50, 60, 70, 80, 90) else value
+
+
 def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -> tuple[int, int] | None:
     """A day of the month 1..31: "fourth", "twenty first", "4th", and, when
     `allow_cardinal`, "4" or "twenty one" too."""
@@ -101,7 +106,7 @@ def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -
     tok = tokens[i]
     m = _ORDINAL_DIGITS.match(tok)
     if m:
-        value = int(m.group(1))
+        value = _teen_heard_as_tens(int(m.group(1)))
         return (value, i + 1) if 1 <= value <= 31 else None
     if tok in ORDINAL_UNITS:
         return ORDINAL_UNITS[tok], i + 1
@@ -114,7 +119,7 @@ def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -
         return (value, i + 2) if value <= 31 else None
     if allow_cardinal:
         if _DIGITS.match(tok) and len(tok) <= 2:
-            value = int(tok)
+            value = _teen_heard_as_tens(int(tok))
             return (value, i + 1) if 1 <= value <= 31 else None
         small = small_number(tokens, i)
         if small and 1 <= small[0] <= 31:
