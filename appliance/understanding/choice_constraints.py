@@ -30,6 +30,7 @@ _POSITIONS = (
     (re.compile(r"\bthe (?:later|latest|late)\b(?! than\b)|\b(?:later|latest|late) (?:one|time|slot|option)\b|"
                 r"^latest\b"), "latest"),
 )
+_ORDINAL_POSITIONS = frozenset({"first", "1st", "second", "2nd", "third", "3rd"})
 _NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|later|earliest|latest)\b")
 _ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
                   r"do not mind|does not matter|no preference|not fussed|both (?:are|is|would be|sound) "
@@ -96,6 +97,9 @@ def read_constraints(
     for clock in (find_times(tokens) if times is None else times):
         if not ok(clock.start, clock.end):
             continue
+        if clock.end - clock.start == 1 and tokens[clock.start] in ("1", "one") and clock.start > 0 \
+                and tokens[clock.start - 1] in _ORDINAL_POSITIONS:
+            continue  # "2nd, 1": speech-to-text's "second one"
         before = tokens[clock.start - 1] if clock.start > 0 else ""
         after = tokens[clock.end] if clock.end < len(tokens) else ""
         if before in _RANGE_WORDS or after in _NOT_TIME_AFTER:
@@ -103,7 +107,10 @@ def read_constraints(
         picked_times.append(clock)
 
     found_days = find_days(tokens, now, region) if days is None else days
-    day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index))
+    # a lone "2nd" or "the second" picks the second of the slots offered, not the 2nd of the month
+    day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index)
+                       and not (position and tokens[d.end_index - 1] in _ORDINAL_POSITIONS
+                                and d.end_index - d.start <= 2))
     part = None
     for k, tok in enumerate(tokens):
         if tok in _PART_WORDS and ok(k, k + 1):

@@ -140,7 +140,7 @@ def _expand(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-_SPOKEN_SLASH = re.compile(r"(?<=\d)[\s,-]*slash[\s,-]*(?=\d)")
+_SPOKEN_SLASH = re.compile(r"(?<=\d)(?:st|nd|rd|th)?[\s,-]*[sf]lash[\s,-]*(?=\d)")   # "6th Flash, 15th Flash"
 
 
 def normalise(raw: str) -> CallerText:
@@ -148,7 +148,7 @@ def normalise(raw: str) -> CallerText:
     if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
         t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
-    if has_digit and "slash" in t:  # speech-to-text writes a spoken "11/30/1972" as "11-slash, 30-slash, 1972"
+    if has_digit and "lash" in t:  # speech-to-text writes a spoken "11/30/1972" as "11-slash, 30-slash, 1972"
         t = _SPOKEN_SLASH.sub("/", t)
     # each substitution runs only when the text holds what it looks for
     if "uh" in t or "mm" in t or "mh" in t:

@@ -14,7 +14,7 @@ DOBS = [
     ("March fourth nineteen eighty five", date(1985, 3, 4)),
     ("march 4th, 1985", date(1985, 3, 4)),
     ("11/30/1972", date(1972, 11, 30)), ("11-slash, 30-slash, 1972", date(1972, 11, 30)),
-    ("July 40th, 2002", date(2002, 7, 14)),  # speech-to-text wrote "fourteenth" as "40th"
+    ("July 40th, 2002", date(2002, 7, 14)), ("6th Flash, 15th Flash, 1988", date(1988, 6, 15)),  # speech-to-text wrote "fourteenth" as "40th"
     ("04/03/1985", date(1985, 3, 4)),
     ("4.3.85", date(1985, 3, 4)),
     ("1985-03-04", date(1985, 3, 4)),

@@ -21,6 +21,7 @@ PICKS = [
     ("yeah the first one sounds good", 0), ("not the first one", 1), ("the one at 12:15", 1),
     ("I'll take the later one with Raj", 1), ("the earlier one with Anna", 0),
     ("1215, please.", 1),  # speech-to-text wrote "twelve fifteen" without its colon
+    ("2nd, 1", 1), ("2nd,", 1), ("the second", 1),  # "the second one" as speech-to-text writes it
 ]
 
 
