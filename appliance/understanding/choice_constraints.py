@@ -30,6 +30,7 @@ _POSITIONS = (
     (re.compile(r"\bthe (?:later|latest|late)\b(?! than\b)|\b(?:later|latest|late) (?:one|time|slot|option)\b|"
                 r"^latest\b"), "latest"),
 )
+_LONE_POSITIONS = {"1": "first", "2": "second", "3": "third"}
 _ORDINAL_POSITIONS = frozenset({"first", "1st", "second", "2nd", "third", "3rd"})
 _NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|later|earliest|latest)\b")
 _ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
@@ -55,6 +56,7 @@ class Constraints:
     part: tuple[time, time] | None = None
     any_is_fine: bool = False
     none_of_them: bool = False
+    lone_number: str | None = None       # "1" said alone: a time if one fits, else that position ("first")
 
     @property
     def empty(self) -> bool:
@@ -125,7 +127,9 @@ def read_constraints(
 
     services = tuple(dict.fromkeys(m.id for m in findings.mentions
                                    if m.kind == "service" and not m.negated and ok(m.start, m.end)))
+    lone = tokens[0] if len(tokens) == 1 and tokens[0] in _LONE_POSITIONS else None
     return Constraints(
+        lone_number=_LONE_POSITIONS.get(lone) if lone else None,
         position=position,
         not_position=not_position,
         times=tuple(picked_times),

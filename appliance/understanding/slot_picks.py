@@ -6,6 +6,8 @@ nothing matches or the words fit more than one slot.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..domain import Slot
 from .choice_constraints import Constraints, apply_position, filter_by
 
@@ -17,6 +19,8 @@ def pick_slot(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
     keep = filter_by(c, starts, [s.practitioner_id for s in slots], [s.location_id for s in slots],
                      [s.service_id for s in slots])
     if keep is None:
+        if c.lone_number is not None:   # "1" fits no slot's time: speech-to-text's "the first one"
+            return apply_position(replace(c, position=c.lone_number), list(range(len(slots))), starts)
         return None
     if c.position is not None:
         if len(keep) == 1 and len(keep) < len(slots):

@@ -22,6 +22,7 @@ PICKS = [
     ("I'll take the later one with Raj", 1), ("the earlier one with Anna", 0),
     ("1215, please.", 1),  # speech-to-text wrote "twelve fifteen" without its colon
     ("2nd, 1", 1), ("2nd,", 1), ("the second", 1),  # "the second one" as speech-to-text writes it
+    ("1", 0), ("2", 1),                              # ... and "the first one", when no slot is at 1 or 2
 ]
 
 
