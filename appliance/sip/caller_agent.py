@@ -243,6 +243,9 @@ class CallerAgentProcess:
         self.hung_up_here = False
         self.running = True
 
+        from .endpoint import quiet_pjlib
+
+        quiet_pjlib(log_level)                # pjlib's start-up lines would go to stdout, the JSON lines' channel
         self.ep = pj.Endpoint()
         self.ep.libCreate()
         config = pj.EpConfig()

@@ -10,6 +10,15 @@ thread (`post`). Only the media clock thread calls into Python elsewhere
     endpoint.start(setup=lambda ep: make_accounts(ep))   # returns once the transports listen
     endpoint.post(call.answer, prm).result()
     endpoint.stop(teardown=lambda ep: hang_up_and_delete_ports())   # then libDestroy, on the same thread
+
+Teardown order (all on the SIP thread): the calls are hung up and pumped until
+DISCONNECTED (bounded), their AudioMediaPorts deleted, the accounts shut down,
+every Python reference to a pj object dropped and a garbage collection run,
+then `libDestroy`. A pj.Call, AudioMediaPort or Account wrapper that outlived
+libDestroy, or died on another thread, would run its C++ destructor against a
+destroyed (or unregistered) pjsua: an assertion or a segfault at exit. So no
+pj object may be reachable from the event loop (handles, futures, exception
+tracebacks) — `post` strips the frames of the exceptions it hands over.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import traceback
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -53,9 +63,13 @@ class SipEndpoint:
 
     # ------------------------------------------------------------ public
 
-    def start(self, setup: Callable[[Any], None], *, timeout: float = 15.0) -> None:
-        """Create the library, the transports and (through `setup`, on the SIP thread) the accounts."""
+    def start(self, setup: Callable[[Any], None], *, cleanup: Callable[[Any], None] | None = None,
+              timeout: float = 15.0) -> None:
+        """Create the library, the transports and (through `setup`, on the SIP thread) the accounts.
+
+        When starting fails, `cleanup` runs on the SIP thread before libDestroy (what `setup` made)."""
         self._setup = setup
+        self._teardown = cleanup
         self._thread = threading.Thread(target=self._run, name="sip-endpoint", daemon=True)
         self._thread.start()
         if not self._ready.wait(timeout):
@@ -98,6 +112,13 @@ class SipEndpoint:
                 self._setup(self.ep)
         except BaseException as exc:  # handed to start()
             self._start_error = exc if isinstance(exc, SipStartError) else SipStartError(_describe(exc))
+            _clear_frames(exc)
+            del exc
+            if self.ep is not None and self._teardown is not None:
+                try:
+                    self._teardown(self.ep)
+                except Exception:
+                    log.exception("SIP cleanup after a failed start failed")
             self._destroy()
             self._stopped.set()
             self._ready.set()
@@ -137,7 +158,10 @@ class SipEndpoint:
             try:
                 future.set_result(fn(*args, **kwargs))
             except BaseException as exc:
+                # the future is read on the event loop: its traceback must not keep this thread's pj objects alive
+                _clear_frames(exc)
                 future.set_exception(exc)
+            del future, fn, args, kwargs
 
     def _fail_pending(self) -> None:
         while True:
@@ -161,6 +185,7 @@ class SipEndpoint:
         import pjsua2 as pj
 
         sip = self.sip
+        quiet_pjlib(self.pj_log_level)        # else libCreate prints pjlib's start-up lines at level 4-5
         ep = self.ep = pj.Endpoint()
         ep.libCreate()
         cfg = pj.EpConfig()
@@ -209,13 +234,49 @@ class SipEndpoint:
             ep.codecSetPriority(codec.codecId, priority)
 
     def _destroy(self) -> None:
+        """libDestroy on the SIP thread, once every pj wrapper the service made is gone (collected here)."""
         if self.ep is None:
             return
+        import gc
+
+        self._setup = self._teardown = None
+        self.housekeeping = None
+        gc.collect()          # pj wrappers in reference cycles die here, on this thread, before libDestroy
         try:
             self.ep.libDestroy()
         except Exception:
             log.exception("libDestroy failed")
-        self.ep = None
+        self.ep = None        # the Endpoint wrapper itself, on this thread too
+        self._log_writer = None
+
+
+def quiet_pjlib(level: int) -> bool:
+    """Set pjlib's log level before `libCreate` (True when it could be set).
+
+    pjsua2 applies `EpConfig.logConfig` only in `libInit`, but `libCreate` (pj_init, pjsua_create) already logs
+    at pjlib's default level 5 ("os_core_unix.c !pjlib 2.15.1 for POSIX initialized", "Creating endpoint
+    instance...", to stdout) and pjsua2 wraps no level setter. The wheel's extension module exports pjlib's
+    `pj_log_set_level`, a plain global setter that is safe to call before pj_init."""
+    import ctypes
+
+    try:
+        from pjsua2 import _pjsua2
+
+        ctypes.CDLL(_pjsua2.__file__).pj_log_set_level(ctypes.c_int(max(0, int(level))))
+        return True
+    except (ImportError, OSError, AttributeError) as exc:   # another build: the lines are printed, nothing worse
+        log.debug("cannot set pjlib's log level before libCreate: %s", exc)
+        return False
+
+
+def _clear_frames(exc: BaseException) -> None:
+    """Drop the local variables of an exception's frames (pj objects among them), keeping the traceback's lines."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if exc.__traceback__ is not None:
+            traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__
 
 
 def _transport_kind(pj: Any, name: str, bind_address: str) -> int:

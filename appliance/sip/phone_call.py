@@ -60,6 +60,9 @@ class CallHandle:
         self.session = None
         self.on_audio = _ignore
 
+    def audio_in(self, pcm: bytes) -> None:   # on the event loop: what the call's audio port received
+        self.on_audio(pcm)
+
 
 def _call_class():
     import pjsua2 as pj
@@ -111,7 +114,10 @@ def _call_class():
                     continue
                 audio = self.getAudioMedia(item.index)
                 if self.port is None:
-                    self.port = create_call_port(f"call-{self.label}", self.rate, self.loop, self._audio_in,
+                    # the port hands frames to the handle, never to this object: a frame still queued on the
+                    # event loop must not keep the pj.Call alive there (it would be destroyed on that thread,
+                    # perhaps after libDestroy: a pjsua assertion)
+                    self.port = create_call_port(f"call-{self.label}", self.rate, self.loop, self.handle.audio_in,
                                                  self.outgoing)
                 audio.startTransmit(self.port)
                 self.port.startTransmit(audio)
@@ -119,9 +125,6 @@ def _call_class():
                     self._media_told = True
                     self._tell("media_ready")
                 break
-
-        def _audio_in(self, pcm: bytes) -> None:   # on the event loop
-            self.handle.on_audio(pcm)
 
         def onDtmfDigit(self, prm):
             self._tell("key", str(prm.digit))

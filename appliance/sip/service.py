@@ -54,6 +54,7 @@ log = logging.getLogger("appliance.sip")
 BUSY_LINE = ("Thank you for calling. All our lines are busy right now. We have your number and will call you "
              "back shortly. Goodbye.")
 STOP_TIMEOUT_S = 15.0
+TEARDOWN_CALLS_S = 3.0       # at most this long for hung-up calls to reach DISCONNECTED before libDestroy
 
 EngineFactory = Callable[[CallInfo], Any]
 ServiceEventSink = Callable[[str, Any], None]
@@ -108,7 +109,7 @@ class PhoneService:
             self._serve_monitor(db_path)
         self._start_loop()
         try:
-            self.endpoint.start(self._setup_accounts)
+            self.endpoint.start(self._setup_accounts, cleanup=self._drop_account)
         except Exception:
             self._stop_loop()
             if self.feed is not None:
@@ -263,27 +264,48 @@ class PhoneService:
             log.info("registering as extension %s at %s", sip.user, registrar_host(sip))
 
     def _teardown(self, ep: Any) -> None:
-        """On the SIP thread, before libDestroy: hang up, delete every port, shut the account down."""
+        """On the SIP thread, before libDestroy: hang up, wait for DISCONNECTED, delete every port, shut the
+        account down, and drop every reference to a pj object (see endpoint.py: nothing pj may outlive this)."""
         try:
             ep.hangupAllCalls()
         except Exception:
             log.exception("hanging up the remaining calls failed")
-        self.endpoint.pump(0.3)                      # the BYEs go out
+        self.endpoint.pump(0.1)                      # the BYEs go out
+        # libDestroy with a call still DISCONNECTING (BYE unanswered) is a classic crash: give the calls time to
+        # end; the registry loses each call when it reaches DISCONNECTED (_gone)
+        until = time.monotonic() + TEARDOWN_CALLS_S
+        while self._phone_calls and time.monotonic() < until:
+            self.endpoint.pump(0.05)
+        if self._phone_calls:
+            log.warning("%d call(s) had not ended after %.0f s; stopping anyway", len(self._phone_calls),
+                        TEARDOWN_CALLS_S)
         for session in list(self.sessions.values()):
             session.release_call()
-        for call in list(self._phone_calls.values()):
-            call.delete_port()
+        calls = list(self._phone_calls.values())
         self._phone_calls.clear()
+        while calls:                                 # the pj.Call wrappers die here, on the SIP thread
+            call = calls.pop()
+            call.delete_port()
+            call.on_gone = None
+            del call
         if self._account is not None:
-            try:
-                self._account.shutdown()
-            except Exception:
-                log.exception("shutting the SIP account down failed")
-            self.endpoint.pump(0.2 if self.settings.sip.mode == "peer" else 1.0)   # unregister
-            self._account = None
+            self._drop_account(ep, unregister_s=0.2 if self.settings.sip.mode == "peer" else 1.0)
         import gc
 
         gc.collect()
+
+    def _drop_account(self, ep: Any, unregister_s: float = 0.0) -> None:
+        """On the SIP thread: shut the account down and let go of it (also when starting failed)."""
+        account, self._account = self._account, None
+        if account is None:
+            return
+        try:
+            account.shutdown()
+        except Exception:
+            log.exception("shutting the SIP account down failed")
+        if unregister_s:
+            self.endpoint.pump(unregister_s)          # the un-REGISTER goes out
+        del account
 
     # ------------------------------------------------------------ incoming calls (SIP thread)
 
@@ -325,7 +347,11 @@ class PhoneService:
     def _gone(self, call: Any) -> None:
         """SIP thread, in DISCONNECTED: drop the only reference once the callback has returned, so the
         pj.Call is destroyed here and now (before pjsua can give its id to another call)."""
-        self.endpoint.post(self._phone_calls.pop, call.label, None)
+        self.endpoint.post(self._forget, call.label)
+
+    def _forget(self, label: str) -> None:
+        """SIP thread: the registry lets go of a disconnected call (returns None: no future holds the call)."""
+        self._phone_calls.pop(label, None)
 
     def _begin(self, call: Any, call_id: str, number: str, source: str) -> None:
         from .call_session import CallSession

@@ -92,6 +92,9 @@ def test_caller_audio_reaches_the_pipeline(service, tmp_path):
     # the pcap's words may not mean anything to the engine: a recorded turn, or the service heard speech
     assert any(heard) or f"call {call['id']}: caller turn heard" in service.log_text(), service.log_text()[-3000:]
     recording = service.recordings / f"{call['id']}.wav"
+    until = time.monotonic() + 10.0             # written as the call is tidied up, just after its record closes
+    while not recording.is_file() and time.monotonic() < until:
+        time.sleep(0.1)
     assert recording.is_file() and stat.S_IMODE(recording.stat().st_mode) == 0o600
 
 
