@@ -71,7 +71,8 @@ def turn_hotwords(waiting_for: str, offered: Iterable[time_of_day] = ()) -> str:
     Whisper at phone quality turns "the 8:30 one" into "D831" and "Thursday
     evening" into "First day evening" unless it is told what to expect."""
     if waiting_for == "slot_choice":
-        return ", ".join(dict.fromkeys(say_time(t) for t in offered))
+        # the positions too: told only the times, Whisper writes "the second one" as "2 pm"
+        return ", ".join(["the first one", "the second one", *dict.fromkeys(say_time(t) for t in offered)])
     if waiting_for == "time_preference":
         return _WHEN_WORDS
     return ""

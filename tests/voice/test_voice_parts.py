@@ -77,6 +77,7 @@ def test_the_next_answer_s_likely_words_lead_the_prompt():
 
     from appliance.voice.stt import turn_hotwords
 
-    assert turn_hotwords("slot_choice", [time(8, 30), time(17, 15), time(8, 30)]) == "8:30 am, 5:15 pm"
+    assert turn_hotwords("slot_choice", [time(8, 30), time(17, 15), time(8, 30)]) == \
+        "the first one, the second one, 8:30 am, 5:15 pm"
     assert "Thursday" in turn_hotwords("time_preference")
     assert turn_hotwords("dob") == ""
