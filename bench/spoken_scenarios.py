@@ -1,0 +1,91 @@
+"""How many scenario files pass when spoken: the voice issue's 90% goal.
+
+    python bench/spoken_scenarios.py [--from RUN.jsonl] [FILE_OR_DIR ...]   (default: tests/scenarios)
+
+Runs `appliance simulate --spoken --fast --json` (caller lines synthesised with
+Piper, squeezed to 8 kHz, fed faster than real time; the engine hears only what
+Whisper heard) or reads the JSON lines of an earlier run, and writes the
+`spoken-scenarios` section of bench/RESULTS.md: passes among the scenarios that
+pass in text, the caller word error rate, and each failure with what was said
+and what was heard (which is where the remaining misses come from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from results_file import write_section  # noqa: E402
+
+from appliance.voice.word_error import word_errors  # noqa: E402
+
+GOAL = 0.90
+
+
+def run(targets: list[str]) -> tuple[list[dict], float]:
+    started = time.perf_counter()
+    out = subprocess.run([str(ROOT / ".venv" / "bin" / "appliance"), "simulate", "--spoken", "--fast", "--json",
+                          *targets], cwd=ROOT, capture_output=True, text=True)
+    rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+    return rows, time.perf_counter() - started
+
+
+def body(rows: list[dict], seconds: float | None) -> str:
+    in_text = [r for r in rows if r.get("passes_in_text")]
+    spoken = [r for r in in_text if r["passed"]]
+    words = sum(r.get("words", 0) for r in rows)
+    errors = sum(r.get("word_errors", 0) for r in rows)
+    rate = len(spoken) / len(in_text) if in_text else 0.0
+    lines = [
+        "## Spoken scenarios (`bench/spoken_scenarios.py`)",
+        "",
+        f"{len(rows)} scenario files, spoken with Piper at 8 kHz and fed faster than real time, default models "
+        f"(Whisper base int8, beam 1), {platform.machine()} CPU"
+        + (f", {seconds / 60:.0f} min" if seconds else "") + ".",
+        "",
+        "| | figure | goal |",
+        "|---|---|---|",
+        f"| pass when spoken, of those passing in text | {len(spoken)} of {len(in_text)} ({rate:.0%}) | "
+        f"{GOAL:.0%} |",
+        f"| caller word error rate | {errors / words:.1%} ({errors} of {words} words) | - |" if words else "",
+        "",
+        "Failures (the caller's lines Whisper got most wrong: said -> heard):",
+        "",
+    ]
+    for r in rows:
+        if r["passed"]:
+            continue
+        scored = [(word_errors(s, h).errors, s, h) for s, h in zip(r.get("said", []), r.get("heard", []))]
+        pairs = [(s, h) for errors, s, h in sorted(scored, key=lambda x: -x[0]) if errors][:2]
+        heard = "; ".join(f"\"{s}\" -> \"{h}\"" for s, h in pairs) or "(heard right)"
+        lines.append(f"- {r['name']}: {r['failures'][0] if r['failures'] else '?'}. {heard}")
+    return "\n".join(line for line in lines if line is not None)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("targets", nargs="*", default=["tests/scenarios"])
+    parser.add_argument("--from", dest="source", type=Path, help="JSON lines of an earlier --spoken --json run")
+    args = parser.parse_args()
+    if args.source:
+        rows = [json.loads(line) for line in args.source.read_text().splitlines() if line.startswith("{")]
+        seconds = None
+    else:
+        rows, seconds = run(args.targets)
+    text = body(rows, seconds)
+    print(text)
+    print(f"\nwritten to {write_section('spoken-scenarios', text)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
