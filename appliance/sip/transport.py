@@ -25,7 +25,10 @@ from .media import OutgoingAudio
 
 FRAME_S = FRAME_MS / 1000
 INBOX_FRAMES = 250          # 5 s of caller audio may wait for the pipeline; older frames are dropped
-GAP_S = 0.1                 # no caller audio for this long: send that much silence up the pipeline
+# No caller audio for this long (no RTP at all: a muted or silent-suppressing phone): send that much silence
+# up the pipeline so the VAD hears the end of speech. Not shorter: on a busy box frames can reach the loop
+# late, and silence filled in before they arrive would be spliced into the caller's words.
+GAP_S = 1.0
 LEAD_FRAMES = 3             # frames queued ahead of the bridge's clock, so it never runs dry
 
 

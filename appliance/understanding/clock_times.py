@@ -18,6 +18,8 @@ _COLON = re.compile(r"^(\d{1,2})[:.](\d{2})$")
 _DIGITS = re.compile(r"^\d{1,2}$")
 # "845", "1030": speech-to-text writes a spoken "eight forty-five" without its colon
 _RUN_TOGETHER = re.compile(r"^(1[0-2]|[1-9])((?!00)[0-5][05])$")
+# "831": "the 8:30 one", the "one" run into the minutes
+_RUN_TOGETHER_ONE = re.compile(r"^(1[0-2]|[1-9])([1-5])1$")
 _HOUR_WORDS = {**{k: v for k, v in UNITS.items() if v}, "ten": 10, "eleven": 11, "twelve": 12}
 _PM_AFTER = (("in", "the", "afternoon"), ("in", "the", "evening"), ("at", "night"), ("tonight",))
 _AM_AFTER = (("in", "the", "morning"),)
@@ -155,6 +157,9 @@ def _read(tokens: tuple[str, ...], i: int) -> ClockTime | None:
     if m:
         meridiem, k = _meridiem_at(tokens, i + 1)
         return ClockTime(int(m.group(1)), int(m.group(2)), meridiem, i, k, meridiem is not None)
+    m = _RUN_TOGETHER_ONE.match(tok)
+    if m:
+        return ClockTime(int(m.group(1)), int(m.group(2)) * 10, None, i, i + 1, False)
     hour = _hour_at(tokens, i)
     if hour is None:
         return None

@@ -161,6 +161,24 @@ class ScenarioCall:
             await asyncio.sleep(0.02)
             waited += 0.02
 
+    async def latest_answer(self, timing: TurnTiming, answered: int, limit_s: float = 30.0) -> tuple[TurnTiming, int]:
+        """Fast runs: once the caller's line has all been sent and heard, the agent's turn that answers the
+        last of it (a pause mid-line can make two caller turns of one line, and a real caller would not
+        speak again before hearing the answer to the whole of it)."""
+        listener = self.call.listener
+        waited = 0.0
+        while (self.line.speaking or listener._utt is not None or listener._pending is not None) and waited < limit_s:
+            await asyncio.sleep(0.05)
+            waited += 0.05
+        heard = sum(1 for e in self.events if e.kind == "heard" and (e.text or e.data.get("stt_failed")))
+        while answered < heard and not (timing.result is not None and timing.result.ended):
+            try:
+                timing = await asyncio.wait_for(self.turns.get(), limit_s)
+            except asyncio.TimeoutError:
+                break
+            answered += timing.kind == "reply"
+        return timing, answered
+
     async def say(self, text: str) -> None:
         """The caller says `text` (returns once the audio has been sent down the line)."""
         await self.line.say(self.voice.audio(text))
@@ -247,8 +265,13 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
 
     async def drive(rig: ScenarioCall) -> None:
         caller = SimulatedCaller(rig.scenario.caller)
+        answered = 0
         while True:
-            move = caller_move(caller, await rig.turns.get())
+            timing = await rig.turns.get()
+            answered += timing.kind == "reply"
+            if rig.fast:   # the agent may have answered half the line: wait for the answer to all of it
+                timing, answered = await rig.latest_answer(timing, answered)
+            move = caller_move(caller, timing)
             if move is None:
                 continue
             if move.over:

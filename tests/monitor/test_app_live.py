@@ -102,11 +102,9 @@ def test_a_monitor_connecting_mid_call_shows_the_turns_so_far(seeded_db, stream,
         with MonitorServer(bus, folder / "m.sock"):
             app = make_app(seeded_db, socket_path=folder / "m.sock", connect=True, now=1e12)
             async with app.run_test(size=(100, 40)) as pilot:
-                for _ in range(50):
-                    await pilot.pause(0.05)
-                    if app.connected and app.query_one("#live-table").row_count == 2:
-                        break
-                assert app.connected and cell(app, "call-1", "who") == "Sarah Johnson"
+                # the replay arrives in pieces: wait for the part that names the patient
+                assert await settle(pilot, lambda: app.connected and app.query_one("#live-table").row_count == 2
+                                    and cell(app, "call-1", "who") == "Sarah Johnson"), cell(app, "call-1", "who")
                 await pilot.press("enter")
                 assert await settle(pilot, lambda: isinstance(app.screen, CallScreen))
                 text = str(app.screen.query_one(TranscriptView).body.render())
