@@ -138,12 +138,18 @@ class CallSession:
 
     async def _caller_left(self) -> None:
         """The caller hung up mid-call: close the record now and stop the pipeline at once."""
+        await self._stop_call()
+
+    async def _stop_call(self, *, drop_audio: bool = False) -> None:
+        """Close the call's record (outcome included), then stop its pipeline."""
         call = self.voice_call
         await call.hang_up()
         try:
             await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
         except asyncio.TimeoutError:
             pass
+        if drop_audio:
+            self.transport.outgoing.clear()
         await call.worker.cancel()
 
     async def _tidy_up(self) -> None:
@@ -231,14 +237,7 @@ class CallSession:
 
     async def _end_now(self) -> None:
         self._ending = True
-        call = self.voice_call
-        await call.hang_up()
-        try:
-            await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
-        except asyncio.TimeoutError:
-            pass
-        self.transport.outgoing.clear()
-        await call.worker.cancel()
+        await self._stop_call(drop_audio=True)
 
     async def shut_down(self) -> None:
         """The service is stopping: say a short goodbye, close the record, hang up."""
@@ -254,13 +253,7 @@ class CallSession:
                 await asyncio.sleep(0.05)
         except Exception:
             log.exception("call %s: the shutdown goodbye failed", self.call_id)
-        call = self.voice_call
-        await call.hang_up()
-        try:
-            await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
-        except asyncio.TimeoutError:
-            pass
-        await call.worker.cancel()
+        await self._stop_call()
 
     # ------------------------------------------------------------ helpers
 

@@ -12,15 +12,15 @@ from __future__ import annotations
 import asyncio
 import time
 
-from pipecat.frames.frames import (CancelFrame, EndFrame, InputAudioRawFrame, InterruptionFrame,
+from pipecat.frames.frames import (InputAudioRawFrame, InterruptionFrame,
                                    OutputAudioRawFrame, StartFrame)
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
-from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
 from ..voice.audio import FRAME_MS, CallTape, frame_bytes
 from ..voice.frames import CallerTurnFrame
+from ..voice.transports.pumped_input import PumpedInput
 from .media import OutgoingAudio
 
 FRAME_S = FRAME_MS / 1000
@@ -32,14 +32,13 @@ GAP_S = 1.0
 LEAD_FRAMES = 3             # frames queued ahead of the bridge's clock, so it never runs dry
 
 
-class SipInput(BaseInputTransport):
+class SipInput(PumpedInput):
     def __init__(self, params: TransportParams, rate: int, tape: CallTape | None = None, **kwargs):
         super().__init__(params, **kwargs)
         self.rate = rate
         self.tape = tape
         self.frames_in = 0
         self._inbox: asyncio.Queue[bytes] = asyncio.Queue(INBOX_FRAMES)
-        self._pump_task: asyncio.Task | None = None
         self._started = False
 
     def feed(self, pcm: bytes) -> None:
@@ -57,11 +56,8 @@ class SipInput(BaseInputTransport):
                                               heard_at=now), FrameDirection.DOWNSTREAM)
 
     async def start(self, frame: StartFrame):
-        await super().start(frame)
-        await self.set_transport_ready(frame)
         self._started = True
-        if self._pump_task is None:
-            self._pump_task = self.create_task(self._pump())
+        await super().start(frame)
 
     async def _pump(self):
         quiet = bytes(frame_bytes(self.rate))
@@ -80,21 +76,7 @@ class SipInput(BaseInputTransport):
 
     async def _stop_pump(self):
         self._started = False
-        if self._pump_task is not None:
-            await self.cancel_task(self._pump_task)
-            self._pump_task = None
-
-    async def stop(self, frame: EndFrame):
-        await self._stop_pump()
-        await super().stop(frame)
-
-    async def cancel(self, frame: CancelFrame):
-        await self._stop_pump()
-        await super().cancel(frame)
-
-    async def cleanup(self):
-        await self._stop_pump()
-        await super().cleanup()
+        await super()._stop_pump()
 
 
 class SipOutput(BaseOutputTransport):

@@ -14,13 +14,13 @@ import time
 from collections import deque
 from typing import Callable
 
-from pipecat.frames.frames import CancelFrame, EndFrame, InputAudioRawFrame, OutputAudioRawFrame, StartFrame
+from pipecat.frames.frames import InputAudioRawFrame, OutputAudioRawFrame, StartFrame
 from pipecat.processors.frame_processor import FrameProcessor
-from pipecat.transports.base_input import BaseInputTransport
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
 from ..audio import FRAME_MS, CallTape, frame_bytes, silence
+from .pumped_input import PumpedInput
 
 FRAME_S = FRAME_MS / 1000
 
@@ -89,39 +89,15 @@ async def _wait_until(due: float) -> float:
     return due + FRAME_S
 
 
-class LineInput(BaseInputTransport):
+class LineInput(PumpedInput):
     def __init__(self, params: TransportParams, line: CallerLine, **kwargs):
         super().__init__(params, **kwargs)
         self.line = line
-        self._pump_task: asyncio.Task | None = None
-
-    async def start(self, frame: StartFrame):
-        await super().start(frame)
-        await self.set_transport_ready(frame)
-        if self._pump_task is None:
-            self._pump_task = self.create_task(self._pump())
 
     async def _pump(self):
         async for pcm in self.line.frames():
             self.line.note_sent(pcm)
             await self.push_audio_frame(InputAudioRawFrame(audio=pcm, sample_rate=self.line.rate, num_channels=1))
-
-    async def _stop_pump(self):
-        if self._pump_task is not None:
-            await self.cancel_task(self._pump_task)
-            self._pump_task = None
-
-    async def stop(self, frame: EndFrame):
-        await self._stop_pump()
-        await super().stop(frame)
-
-    async def cancel(self, frame: CancelFrame):
-        await self._stop_pump()
-        await super().cancel(frame)
-
-    async def cleanup(self):
-        await self._stop_pump()
-        await super().cleanup()
 
 
 class LineOutput(BaseOutputTransport):
