@@ -95,7 +95,9 @@ def _port_class():
             self.receiving = True
 
         def onFrameReceived(self, frame):
-            if not self.receiving:
+            # getattr: pjsip's clock thread can still call a port whose Python side is being torn down
+            # (its attributes already gone); an exception here would reach pjsip's C++ and crash it
+            if not getattr(self, "receiving", False):
                 return
             # no RTP this tick (a quiet or stalled caller): the line carries silence, as a phone line would
             data = bytes(frame.buf) if frame.type == audio_type and frame.size else self._silence
@@ -105,7 +107,10 @@ def _port_class():
                 self.receiving = False
 
         def onFrameRequested(self, frame):
-            data = self._outgoing.next_frame()
+            outgoing = getattr(self, "_outgoing", None)
+            if outgoing is None:
+                return
+            data = outgoing.next_frame()
             frame.type = audio_type
             frame.buf = pj.ByteVector(data)
             frame.size = len(data)
