@@ -6,6 +6,12 @@ out for very short clips, where Whisper tends to answer with them). Each
 utterance is transcribed whole; calls queue on one CTranslate2 worker with
 two threads, which on 2 cores beat two workers side by side.
 
+Whisper can fall into a loop, most often on a short clip with hot words:
+"The second one, 8 am, 8 am, 8 am, ..." for "the second one". Decoding is
+capped at a length the audio could hold, and a phrase repeated back to back
+is kept once, or dropped when it is one of the hot words (an echo of the
+prompt, not the caller).
+
 What counts as words: Whisper writes noises as "[cough]" or "(laughs)" and
 sometimes answers silence with "you" or "Thank you."; those are dropped, so a
 cough never becomes a caller turn or a barge-in.
@@ -31,6 +37,11 @@ _LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
 # below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
 HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
 # what Whisper says over near-silence; never a caller's whole turn on its own
+# the most tokens a second of speech can need (fast digits are about 6), plus room for a short clip
+TOKENS_PER_S = 10
+TOKENS_MIN = 16
+LOOP_REPEATS = 3        # a phrase said this many times back to back is a decoding loop, not a caller
+LOOP_MAX_WORDS = 6
 _SILENCE_PHRASES = {"you", "thank you", "thanks for watching", "bye", "uh", "um", "hmm", "mm", "mhm", "ah", "oh"}
 
 
@@ -49,16 +60,60 @@ class Transcript:
         return self.ms / 1000 / self.audio_s if self.audio_s else 0.0
 
 
-def clean_transcript(text: str) -> str:
-    """The caller's words without noise tags; "" when no real words remain."""
+def clean_transcript(text: str, hotwords: str | None = None) -> str:
+    """The caller's words without noise tags or decoding loops; "" when no real words remain."""
     text = _NOISE.sub(" ", text)
-    text = " ".join(text.split())
+    text = collapse_loops(" ".join(text.split()), hotwords)
     if not _LETTERS.search(text):
         return ""
     bare = re.sub(r"[^a-z0-9' ]", "", text.lower()).strip()
     if bare in _SILENCE_PHRASES:
         return ""
     return text
+
+
+def _bare(word: str) -> str:
+    return re.sub(r"[^a-z0-9']", "", word.lower())
+
+
+def collapse_loops(text: str, hotwords: str | None = None) -> str:
+    """`text` with each phrase repeated LOOP_REPEATS or more times back to back kept once (a trailing
+    partial copy too), or removed when the phrase is one of the comma-separated `hotwords`."""
+    words = text.split()
+    bare = [_bare(w) for w in words]
+    echoes = {" ".join(_bare(w) for w in h.split()) for h in (hotwords or "").split(",") if h.strip()}
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        loop = _loop_at(bare, i)
+        if loop is None:
+            out.append(words[i])
+            i += 1
+            continue
+        n, end = loop
+        if " ".join(bare[i:i + n]) not in echoes:
+            out.extend(words[i:i + n])
+        i = end
+    return " ".join(out).strip(" ,")
+
+
+def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
+    """(phrase length, index after the loop) when a loop starts at word `i`."""
+    for n in range(1, LOOP_MAX_WORDS + 1):
+        phrase = bare[i:i + n]
+        if len(phrase) < n or not all(phrase):
+            return None
+        if all(w.isdigit() for w in phrase):
+            continue  # digits do repeat in phone numbers: "1 1 1 2"
+        copies = 1
+        while bare[i + copies * n:i + (copies + 1) * n] == phrase:
+            copies += 1
+        if copies >= LOOP_REPEATS:
+            end = i + copies * n
+            while end < len(bare) and end - i - copies * n < n and bare[end] == phrase[end - i - copies * n]:
+                end += 1  # a last copy cut short by the token cap
+            return n, end
+    return None
 
 
 # what a caller says when asked when they would like to come in
@@ -116,13 +171,14 @@ class WhisperTranscriber:
         if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
             hotwords = None
         text = self.transcribe_array(audio, hotwords=hotwords)
-        return Transcript(clean_transcript(text), (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE)
+        return Transcript(clean_transcript(text, hotwords), (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE)
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
         segments, _ = self.model.transcribe(
             audio, language="en", task="transcribe", beam_size=self.beam_size, best_of=1, temperature=0.0,
             condition_on_previous_text=False, without_timestamps=True, vad_filter=False,
             hotwords=hotwords or None, no_speech_threshold=0.6,
+            max_new_tokens=TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE),
         )
         return _join(segment.text for segment in segments)
 

@@ -121,5 +121,5 @@ def test_a_slow_llm_gets_a_filler_instead_of_silence(runtime, flow, tmp_path):
     _assert_complete(result)
     first = result.summary.timings[1]
     assert first.filler and first.engine_ms >= 1000
-    fillers = [t for t in result.summary.timings if t.filler]
-    assert len(fillers) == 1
+    # a filler only where the engine was slow (a misheard later answer may send the LLM another line)
+    assert all((t.engine_ms or 0) >= 300 for t in result.summary.timings if t.filler)

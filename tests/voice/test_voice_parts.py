@@ -32,6 +32,19 @@ def test_only_real_words_count(heard, words):
     assert clean_transcript(heard) == words
 
 
+@pytest.mark.parametrize("heard, hotwords, words", [
+    # Whisper's loop on a short clip: the hot word it echoes is not the caller's
+    ("The second one, 8 am, 8 am, 8 am, 8 am, 8 am, 8", "the first one, the second one, 8 am, 8:15 am",
+     "The second one"),
+    ("Monday, Monday, Monday, Monday, Monday", "", "Monday"),
+    ("I said I said I said hello", "", "I said hello"),
+    ("no no", "", "no no"),
+    ("1 1 1 2", "", "1 1 1 2"),      # digits repeat in phone numbers
+])
+def test_a_decoding_loop_is_kept_once_or_dropped_when_it_echoes_the_prompt(heard, hotwords, words):
+    assert clean_transcript(heard, hotwords) == words
+
+
 def test_hot_words_are_the_clinics_names(example_clinic_data):
     from appliance.clinic import clinic_from_mapping
 
