@@ -1,13 +1,17 @@
 """How many scenario files pass when spoken: the voice issue's 90% goal.
 
-    python bench/spoken_scenarios.py [--from RUN.jsonl] [FILE_OR_DIR ...]   (default: tests/scenarios)
+    python bench/spoken_scenarios.py [--mode fast|realtime|sip] [--from RUN.jsonl] [FILE_OR_DIR ...]
+    (default: --mode fast, tests/scenarios)
 
-Runs `appliance simulate --spoken --fast --json` (caller lines synthesised with
-Piper, squeezed to 8 kHz, fed faster than real time; the engine hears only what
-Whisper heard) or reads the JSON lines of an earlier run, and writes the
-`spoken-scenarios` section of bench/RESULTS.md: passes among the scenarios that
-pass in text, the caller word error rate, and each failure with what was said
-and what was heard (which is where the remaining misses come from).
+Runs `appliance simulate --json` with `--spoken --fast` (caller lines
+synthesised with Piper, squeezed to 8 kHz, fed faster than real time; the
+engine hears only what Whisper heard), `--spoken` (the same in real time, as
+a caller would speak: about an hour for the 48 files) or `--sip` (real time,
+as SIP calls on loopback), or reads the JSON lines of an earlier run, and
+writes that mode's section of bench/RESULTS.md: passes among the scenarios
+that pass in text, the caller word error rate, the reply latency, and each
+failure with what was said and what was heard (which is where the remaining
+misses come from).
 """
 
 from __future__ import annotations
@@ -31,24 +35,34 @@ from appliance.voice.word_error import word_errors  # noqa: E402
 GOAL = 0.90
 
 
-def run(targets: list[str]) -> tuple[list[dict], float]:
+MODES = {
+    "fast": (["--spoken", "--fast"], "spoken-scenarios",
+             "spoken with Piper at 8 kHz and fed faster than real time"),
+    "realtime": (["--spoken"], "spoken-scenarios-realtime",
+                 "spoken with Piper at 8 kHz in real time on the in-memory line"),
+    "sip": (["--sip"], "spoken-scenarios-sip", "spoken with Piper in real time as SIP calls on loopback (G.711)"),
+}
+
+
+def run(targets: list[str], mode: str) -> tuple[list[dict], float]:
     started = time.perf_counter()
-    out = subprocess.run([str(ROOT / ".venv" / "bin" / "appliance"), "simulate", "--spoken", "--fast", "--json",
+    out = subprocess.run([str(ROOT / ".venv" / "bin" / "appliance"), "simulate", *MODES[mode][0], "--json",
                           *targets], cwd=ROOT, capture_output=True, text=True)
     rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     return rows, time.perf_counter() - started
 
 
-def body(rows: list[dict], seconds: float | None) -> str:
+def body(rows: list[dict], seconds: float | None, mode: str = "fast") -> str:
     in_text = [r for r in rows if r.get("passes_in_text")]
     spoken = [r for r in in_text if r["passed"]]
     words = sum(r.get("words", 0) for r in rows)
     errors = sum(r.get("word_errors", 0) for r in rows)
     rate = len(spoken) / len(in_text) if in_text else 0.0
+    latencies = sorted(x for r in rows for x in r.get("latency_ms", []))
     lines = [
-        "## Spoken scenarios (`bench/spoken_scenarios.py`)",
+        f"## Spoken scenarios, {mode} (`bench/spoken_scenarios.py --mode {mode}`)",
         "",
-        f"{len(rows)} scenario files, spoken with Piper at 8 kHz and fed faster than real time, default models "
+        f"{len(rows)} scenario files, {MODES[mode][2]}, default models "
         f"(Whisper base int8, beam 1), {platform.machine()} CPU"
         + (f", {seconds / 60:.0f} min" if seconds else "") + ".",
         "",
@@ -57,6 +71,9 @@ def body(rows: list[dict], seconds: float | None) -> str:
         f"| pass when spoken, of those passing in text | {len(spoken)} of {len(in_text)} ({rate:.0%}) | "
         f"{GOAL:.0%} |",
         f"| caller word error rate | {errors / words:.1%} ({errors} of {words} words) | - |" if words else "",
+        f"| end of caller speech to first agent audio, p50 / p95 | {_pct(latencies, 50):.0f} / "
+        f"{_pct(latencies, 95):.0f} ms over {len(latencies)} turns | 1000 / 1600 ms |"
+        if latencies and mode != "fast" else None,   # fed faster than real time, replies queue: not a latency
         "",
         "Failures (the caller's lines Whisper got most wrong: said -> heard):",
         "",
@@ -71,19 +88,24 @@ def body(rows: list[dict], seconds: float | None) -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+def _pct(ordered: list[float], p: int) -> float:
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=["tests/scenarios"])
+    parser.add_argument("--mode", choices=sorted(MODES), default="fast")
     parser.add_argument("--from", dest="source", type=Path, help="JSON lines of an earlier --spoken --json run")
     args = parser.parse_args()
     if args.source:
         rows = [json.loads(line) for line in args.source.read_text().splitlines() if line.startswith("{")]
         seconds = None
     else:
-        rows, seconds = run(args.targets)
-    text = body(rows, seconds)
+        rows, seconds = run(args.targets, args.mode)
+    text = body(rows, seconds, args.mode)
     print(text)
-    print(f"\nwritten to {write_section('spoken-scenarios', text)}")
+    print(f"\nwritten to {write_section(MODES[args.mode][1], text)}")
     return 0
 
 
