@@ -143,6 +143,10 @@ def _expand(token: str) -> tuple[str, ...]:
 _SPOKEN_SLASH = re.compile(r"(?<=\d)(?:st|nd|rd|th)?[\s,-]*[sf]lash[\s,-]*(?=\d)")   # "6th Flash, 15th Flash"
 
 
+# speech-to-text writes a spoken "eight thirty-one" ("the 8:30 one") as "8,31": one clock number, like "831"
+_CLOCK_COMMA = re.compile(r"(?<![\d,])(1[0-2]|0?[1-9]),([0-5]\d)(?![\d,])")
+
+
 def normalise(raw: str) -> CallerText:
     t = raw.lower()
     if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
@@ -159,6 +163,8 @@ def normalise(raw: str) -> CallerText:
     if "clock" in t:
         t = _OCLOCK.sub(" oclock ", t)
     if has_digit:
+        if "," in t:
+            t = _CLOCK_COMMA.sub(r"\1\2", t)
         t = _DIGIT_MERIDIEM.sub(r"\1 \2", t)
         if "+" in t:
             t = _PLUS_DIGIT.sub(" plus ", t)

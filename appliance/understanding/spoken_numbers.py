@@ -202,12 +202,16 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
 
 
 _TOKEN_DIGITS = re.compile(r"^\d[\d.\-]*$")
+# speech-to-text writes a spoken "oh" inside a digit group as the letter: "o412", "07o0"
+_TOKEN_OH_DIGITS = re.compile(r"^(?=[o\d]*\d)(?=[o\d]*o)[o\d]{3,}$")
 
 
 def _digit_piece(tokens: tuple[str, ...], i: int) -> tuple[str | None, int]:
     tok = tokens[i]
     if _TOKEN_DIGITS.match(tok):
         return re.sub(r"\D", "", tok), i + 1
+    if _TOKEN_OH_DIGITS.match(tok):
+        return tok.replace("o", "0"), i + 1
     if tok in ("double", "triple") and i + 1 < len(tokens):
         single = _single_digit(tokens[i + 1])
         if single is not None:

@@ -24,6 +24,9 @@ PHONES = [
     ("oh two one, one two three, four five six seven", "NZ", "+64211234567"),
     ("oh seven seven oh oh, nine oh oh, eight nine oh", "GB", "+447700900890"),
     ("oh four one two, um, three four five, uh, six seven eight", "AU", "+61412345678"),
+    # speech-to-text's letter O for a spoken "oh"
+    ("O412 345 678", "AU", "+61412345678"),
+    ("O7700 900 123", "GB", "+447700900123"),
 ]
 
 
