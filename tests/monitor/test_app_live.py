@@ -25,21 +25,19 @@ def test_live_rows_appear_and_update_as_events_arrive(seeded_db, stream):
         app = make_app(seeded_db, now=stream[0].ts + 75)
         async with app.run_test(size=(100, 30)) as pilot:
             feed(app, first_turns)
-            await pilot.pause()
             table = app.query_one("#live-table")
-            assert table.row_count == 2
+            assert await settle(pilot, lambda: table.row_count == 2)
             assert cell(app, "call-1", "who") == "0491 570 006" and cell(app, "call-1", "state") == "greeting"
             assert cell(app, "call-1", "time") == "1:15"
             assert cell(app, "call-1", "said").startswith("R: Thank you for calling")
             assert "2 calls in progress" in str(app.query_one(StatusLine).render())
             send(app, identified[len(first_turns):])
-            await pilot.pause()
-            assert cell(app, "call-1", "who") == "Sarah Johnson"
+            assert await settle(pilot, lambda: cell(app, "call-1", "who") == "Sarah Johnson")
             assert cell(app, "call-1", "state") == "ask_location"
             assert cell(app, "call-1", "latency") == "3.0 ms"
             send(app, stream[len(identified):])                 # call-1 ends
-            await pilot.pause()
-            assert table.row_count == 1 and cell(app, "call-2", "who") == "Tom Morgan"
+            assert await settle(pilot, lambda: table.row_count == 1)
+            assert cell(app, "call-2", "who") == "Tom Morgan"
 
     run(scenario())
 
@@ -51,7 +49,7 @@ def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, strea
         app = make_app(seeded_db, now=stream[0].ts + 75)
         async with app.run_test(size=(100, 40)) as pilot:
             feed(app, part)
-            await pilot.pause()
+            assert await settle(pilot, lambda: app.query_one("#live-table").row_count >= 1)
             await pilot.press("enter")
             assert await settle(pilot, lambda: isinstance(app.screen, CallScreen))
             assert app.screen.call_id == "call-1"
@@ -59,9 +57,12 @@ def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, strea
             assert "#3 caller: the fourth of March" in text
             assert "✓ GetPatientDetails: ok" in text and "→ ask_location" in text
             send(app, stream[len(part):])
-            await pilot.pause()
-            text = str(app.screen.query_one("#transcript-body").render())
-            assert "CreateAppointment: ok" in text and "■ call ended: booked" in text
+
+            def body() -> str:
+                return str(app.screen.query_one("#transcript-body").render())
+
+            assert await settle(pilot, lambda: "■ call ended: booked" in body())
+            assert "CreateAppointment: ok" in body()
             view = app.screen.query_one(TranscriptView)                  # it followed the call to its end
             assert await settle(pilot, lambda: view.max_scroll_y > 0 and view.scroll_y >= view.max_scroll_y)
             heading = str(app.screen.query_one("#call-heading").render())
