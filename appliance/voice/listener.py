@@ -294,6 +294,7 @@ class CallerListener(FrameProcessor):
 
     async def _check_barge_in(self, utt: _Utterance) -> None:
         pcm = b"".join(utt.chunks)
+        checked_to = self._samples
         loop = asyncio.get_running_loop()
         try:
             heard: Transcript = await loop.run_in_executor(
@@ -313,6 +314,9 @@ class CallerListener(FrameProcessor):
         if utt.waiting_end:
             if utt.confirmed or not self.agent_speaking:
                 self._decide_end(utt)
+            elif utt.end_sample > checked_to:
+                # the check heard only the start ("North" of "North Sydney, please"): judge the whole of it
+                utt.check_task = self.create_task(self._check_barge_in(utt))
             else:
                 self._drop(utt, "no words over the agent")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 pytest.importorskip("pipecat")
@@ -67,3 +69,58 @@ def test_the_start_is_never_looked_for_inside_the_previous_utterance():
     feed(ears, 0.5, 900)
     ears._speech_started()
     assert ears._utt.start_sample >= 1.0 * RATE
+
+
+class _HearsOnlyLongClips:
+    """A transcriber that hears words only in a clip of at least `words_from_s` (the start of a name is not words)."""
+
+    def __init__(self, words_from_s: float):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.words_from_s = words_from_s
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.clips: list[float] = []
+        self.release = threading.Event()   # the first check is still at work until the test lets it finish
+
+    def transcribe(self, pcm, rate, *, hotwords=None):
+        from appliance.voice.stt import Transcript
+
+        seconds = len(pcm) / 2 / rate
+        self.clips.append(seconds)
+        self.release.wait(5)
+        return Transcript("North Sydney" if seconds >= self.words_from_s else "", 1.0, seconds)
+
+
+def test_speech_over_the_agent_is_judged_whole_not_by_a_check_on_its_first_half_second():
+    import asyncio
+
+    async def scenario():
+        ears = CallerListener(transcriber=_HearsOnlyLongClips(1.6), rate=RATE, vad_start_secs=0.2,
+                              vad_stop_secs=0.5, barge_in_min_s=0.5)
+        ears.create_task = lambda coro, *a, **k: asyncio.get_running_loop().create_task(coro)
+        interrupted = []
+
+        async def interruption():
+            interrupted.append(True)
+
+        ears.broadcast_interruption = interruption
+        ears._decide_end = lambda utt: None     # the turn's end is another test's business
+        feed(ears, 1.0, 0)
+        ears.agent_speaking = True
+        ears._speech_started()                  # "North Sydney," over the end of the agent's long question
+        feed(ears, 0.5, 1000)
+        utt = ears._utt
+        utt.check_task = check = asyncio.get_running_loop().create_task(ears._check_barge_in(utt))
+        while not ears.transcriber.clips:       # the check has taken the first 0.5 s and is transcribing it
+            await asyncio.sleep(0.01)
+        feed(ears, 0.6, 1000)
+        feed(ears, 0.4, 0)
+        ears._speech_stopped()
+        ears.transcriber.release.set()
+        await check
+        while utt.check_task is not None and not utt.check_task.done():
+            await utt.check_task
+        assert ears._utt is utt and utt.confirmed and interrupted
+        assert max(ears.transcriber.clips) >= 2.0     # judged on the whole of what was said
+
+    asyncio.run(scenario())
