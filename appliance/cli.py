@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import logging
 import sys
@@ -39,6 +40,9 @@ def _load_clinic(path: Path):
 @click.option("-v", "--verbose", is_flag=True, help="Log engine details to stderr (never patient data).")
 def main(verbose: bool) -> None:
     """Offline phone receptionist appliance for clinics."""
+    # a crash inside native code (pjsip, CTranslate2, llama.cpp) leaves each thread's Python stack in the
+    # journal: code locations only, never a variable's value, so no patient data
+    faulthandler.enable(all_threads=True)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
 
