@@ -20,6 +20,8 @@ _DIGITS = re.compile(r"^\d{1,2}$")
 _RUN_TOGETHER = re.compile(r"^(1[0-2]|[1-9])((?!00)[0-5][05])$")
 # "831": "the 8:30 one", the "one" run into the minutes
 _RUN_TOGETHER_ONE = re.compile(r"^(1[0-2]|[1-9])([1-5])1$")
+# "5-15": speech-to-text's "the five fifteen"; weak, as "5-15" may also be a range
+_HYPHENED = re.compile(r"^(1[0-2]|0?[1-9])-([0-5]\d)$")
 _HOUR_WORDS = {**{k: v for k, v in UNITS.items() if v}, "ten": 10, "eleven": 11, "twelve": 12}
 _PM_AFTER = (("in", "the", "afternoon"), ("in", "the", "evening"), ("at", "night"), ("tonight",))
 _AM_AFTER = (("in", "the", "morning"),)
@@ -154,6 +156,10 @@ def _read(tokens: tuple[str, ...], i: int) -> ClockTime | None:
             return ClockTime(hour, minute, meridiem, i, k, True)
         return None
     m = _RUN_TOGETHER.match(tok)
+    if m:
+        meridiem, k = _meridiem_at(tokens, i + 1)
+        return ClockTime(int(m.group(1)), int(m.group(2)), meridiem, i, k, meridiem is not None)
+    m = _HYPHENED.match(tok)
     if m:
         meridiem, k = _meridiem_at(tokens, i + 1)
         return ClockTime(int(m.group(1)), int(m.group(2)), meridiem, i, k, meridiem is not None)

@@ -19,7 +19,7 @@ def first(text: str):
     ("8 o'clock", time(8), True), ("eight", time(8), False), ("845, please.", time(8, 45), False),
     ("the 1215", time(12, 15), False), ("230 pm", time(14, 30), True), ("half six", time(18, 30), True),
     ("831", time(8, 30), False), ("8,31", time(8, 30), False), ("10,45", time(10, 45), False),
-    ("the 12:15", time(12, 15), True),
+    ("the 12:15", time(12, 15), True), ("the 5-15", time(17, 15), False),
     ("twelve fifteen", time(12, 15), True), ("quarter past twelve", time(12, 15), True),
     ("half past nine", time(9, 30), True), ("9:30", time(9, 30), True), ("9.30", time(9, 30), True),
     ("three", time(15), False), ("2 pm", time(14), True), ("2pm", time(14), True), ("ten am", time(10), True),

@@ -23,6 +23,7 @@ PICKS = [
     ("1215, please.", 1),  # speech-to-text wrote "twelve fifteen" without its colon
     ("2nd, 1", 1), ("2nd,", 1), ("the second", 1),  # "the second one" as speech-to-text writes it
     ("1", 0), ("2", 1),                              # ... and "the first one", when no slot is at 1 or 2
+    ("3, the second one", 1),                        # a stray number Whisper put before the position
 ]
 
 
@@ -34,7 +35,7 @@ def test_slot_pick(text: str, index: int) -> None:
 @pytest.mark.parametrize("text", [
     "neither", "none of those", "the Thursday one",  # both are on Thursday
     "the third one", "do you have anything later", "do you have anything on Friday instead",
-    "sorry, how much is a follow-up again?", "the 8:45", "after twelve", "yes", "wait a second",
+    "sorry, how much is a follow-up again?", "the 8:45", "the 8:45, the second one", "after twelve", "yes", "wait a second",
 ])
 def test_no_slot_pick(text: str) -> None:
     assert hear(text, "slot_choice", slots=SLOTS).slot_pick is None
