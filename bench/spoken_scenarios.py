@@ -96,6 +96,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=["tests/scenarios"])
     parser.add_argument("--mode", choices=sorted(MODES), default="fast")
+    parser.add_argument("--note", default="", help="a line on how the run went (load, a crash), printed under the title")
     parser.add_argument("--from", dest="source", type=Path, help="JSON lines of an earlier --spoken --json run")
     args = parser.parse_args()
     if args.source:
@@ -104,6 +105,9 @@ def main() -> int:
     else:
         rows, seconds = run(args.targets, args.mode)
     text = body(rows, seconds, args.mode)
+    if args.note:
+        title, rest = text.split("\n", 1)
+        text = f"{title}\n\n{args.note}\n{rest}"
     print(text)
     print(f"\nwritten to {write_section(MODES[args.mode][1], text)}")
     return 0
