@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import json
 import logging
@@ -42,7 +43,8 @@ def main(verbose: bool) -> None:
     """Offline phone receptionist appliance for clinics."""
     # a crash inside native code (pjsip, CTranslate2, llama.cpp) leaves each thread's Python stack in the
     # journal: code locations only, never a variable's value, so no patient data
-    faulthandler.enable(all_threads=True)
+    with contextlib.suppress(AttributeError, ValueError, OSError):   # no real stderr (a test runner's capture)
+        faulthandler.enable(file=sys.__stderr__, all_threads=True)
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
 
