@@ -124,3 +124,4 @@ def test_speech_over_the_agent_is_judged_whole_not_by_a_check_on_its_first_half_
         assert max(ears.transcriber.clips) >= 2.0     # judged on the whole of what was said
 
     asyncio.run(scenario())
+

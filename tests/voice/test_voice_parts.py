@@ -94,3 +94,12 @@ def test_the_next_answer_s_likely_words_lead_the_prompt():
         "the first one, the second one, 8:30 am, 5:15 pm"
     assert "Thursday" in turn_hotwords("time_preference")
     assert turn_hotwords("dob") == ""
+
+
+def test_an_input_transport_without_a_frame_source_cannot_be_made():
+    from pipecat.transports.base_transport import TransportParams
+
+    from appliance.voice.transports.pumped_input import PumpedInput
+
+    with pytest.raises(TypeError, match="_pump"):
+        PumpedInput(TransportParams())

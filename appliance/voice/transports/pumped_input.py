@@ -7,6 +7,7 @@ from (`_pump`); starting and stopping the pump is the same for both.
 from __future__ import annotations
 
 import asyncio
+from abc import abstractmethod
 
 from pipecat.frames.frames import CancelFrame, EndFrame, StartFrame
 from pipecat.transports.base_input import BaseInputTransport
@@ -15,8 +16,9 @@ from pipecat.transports.base_input import BaseInputTransport
 class PumpedInput(BaseInputTransport):
     _pump_task: asyncio.Task | None = None
 
+    @abstractmethod
     async def _pump(self) -> None:
-        raise NotImplementedError
+        """Push the line's frames until cancelled (each subclass knows where they come from)."""
 
     async def start(self, frame: StartFrame):
         await super().start(frame)
