@@ -164,9 +164,10 @@ def filter_by(
 
     if c.times:
         if not narrow(lambda i: any(t.matches(starts[i].time()) for t in c.times)):
-            if not (c.position and not any(t.strong for t in c.times)):
-                return None
             # "12, the second one": a bare number that fits no slot offered, next to a position, is noise
+            stray_number = c.position and all(not t.strong for t in c.times)
+            if not stray_number:
+                return None
         # "eight" fits 8:00 and 20:00: a clinic means the usual reading (8am)
         narrow(lambda i: any(starts[i].time() == t.resolved() for t in c.times))
     if c.days and not narrow(lambda i: any(a <= starts[i].date() < b for a, b in c.days)):

@@ -155,11 +155,7 @@ def _read(tokens: tuple[str, ...], i: int) -> ClockTime | None:
             meridiem, k = _meridiem_at(tokens, i + 1)
             return ClockTime(hour, minute, meridiem, i, k, True)
         return None
-    m = _RUN_TOGETHER.match(tok)
-    if m:
-        meridiem, k = _meridiem_at(tokens, i + 1)
-        return ClockTime(int(m.group(1)), int(m.group(2)), meridiem, i, k, meridiem is not None)
-    m = _HYPHENED.match(tok)
+    m = _RUN_TOGETHER.match(tok) or _HYPHENED.match(tok)
     if m:
         meridiem, k = _meridiem_at(tokens, i + 1)
         return ClockTime(int(m.group(1)), int(m.group(2)), meridiem, i, k, meridiem is not None)

@@ -36,12 +36,12 @@ _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
 _LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
 # below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
 HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
-# what Whisper says over near-silence; never a caller's whole turn on its own
 # the most tokens a second of speech can need (fast digits are about 6), plus room for a short clip
 TOKENS_PER_S = 10
 TOKENS_MIN = 16
 LOOP_REPEATS = 3        # a phrase said this many times back to back is a decoding loop, not a caller
 LOOP_MAX_WORDS = 6
+# what Whisper says over near-silence; never a caller's whole turn on its own
 _SILENCE_PHRASES = {"you", "thank you", "thanks for watching", "bye", "uh", "um", "hmm", "mm", "mhm", "ah", "oh"}
 
 
