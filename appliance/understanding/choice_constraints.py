@@ -99,9 +99,8 @@ def read_constraints(
     for clock in (find_times(tokens) if times is None else times):
         if not ok(clock.start, clock.end):
             continue
-        if clock.end - clock.start == 1 and tokens[clock.start] in ("1", "one") and clock.start > 0 \
-                and tokens[clock.start - 1] in _ORDINAL_POSITIONS:
-            continue  # "2nd, 1": speech-to-text's "second one"
+        if tokens[clock.start] in ("1", "one") and clock.start > 0 and tokens[clock.start - 1] in _ORDINAL_POSITIONS:
+            continue  # "2nd, 1" is speech-to-text's "second one"; "second one, 12" is no 1:12
         before = tokens[clock.start - 1] if clock.start > 0 else ""
         after = tokens[clock.end] if clock.end < len(tokens) else ""
         if before in _RANGE_WORDS or after in _NOT_TIME_AFTER:
@@ -162,12 +161,13 @@ def filter_by(
         keep = narrowed
         return True
 
-    if c.times:
-        if not narrow(lambda i: any(t.matches(starts[i].time()) for t in c.times)):
-            # "12, the second one": a bare number that fits no slot offered, next to a position, is noise
-            stray_number = c.position and all(not t.strong for t in c.times)
-            if not stray_number:
-                return None
+    # "12, the second one" with 12:45 and 1 pm offered: a bare number beside a position is
+    # speech-to-text noise, not a choice, when the position says otherwise; the read-back
+    # of the slot picked still lets the caller say no
+    position_rules = bool(c.position) and all(not t.strong for t in c.times)
+    if c.times and not (position_rules and _number_overrules_position(c, keep, starts)):
+        if not narrow(lambda i: any(t.matches(starts[i].time()) for t in c.times)) and not position_rules:
+            return None
         # "eight" fits 8:00 and 20:00: a clinic means the usual reading (8am)
         narrow(lambda i: any(starts[i].time() == t.resolved() for t in c.times))
     if c.days and not narrow(lambda i: any(a <= starts[i].date() < b for a, b in c.days)):
@@ -185,6 +185,12 @@ def filter_by(
         if excluded is not None and len(keep) > 1:
             keep = [i for i in keep if i != excluded]
     return keep
+
+
+def _number_overrules_position(c: Constraints, keep: list[int], starts: list[datetime]) -> bool:
+    """Whether narrowing by the said numbers would leave no slot at the said position."""
+    narrowed = [i for i in keep if any(t.matches(starts[i].time()) for t in c.times)]
+    return bool(narrowed) and _apply_position(c.position, narrowed, starts) is None
 
 
 def _apply_position(position: str, keep: list[int], starts: list[datetime]) -> int | None:

@@ -6,6 +6,13 @@ region writes month first), "1985-03-04", "June 2nd, 1979", "2 June 79",
 "twenty first of may two thousand and one", "4 3 85" when asked for it.
 A two-digit year takes the century that puts the date in the past; a date
 of birth is never in the future and never before 1900.
+
+"Nineteen seventy" and "nineteen seventeen" differ in one unstressed syllable,
+and Whisper on a phone line writes the first as "1917" more often than not.
+A year in 1913-1919 that would make the caller older than anyone plausibly
+phoning for themselves (over OLDEST_CALLER) is read as the "-ty" year it
+sounds like: 1917 -> 1970, 1919 -> 1990. A wrong guess costs nothing: the
+lookup does not match and the caller is asked again.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from .spoken_numbers import UNITS, ZERO_WORDS, small_number, year
 
 DOB_MARKER = WordPattern(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
 _DIGITS = re.compile(r"^\d{1,4}$")
+OLDEST_CALLER = 105  # years
 
 
 def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
@@ -27,6 +35,21 @@ def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
         candidate = valid_date(century + two_digits, month, day)
         if candidate is not None and candidate <= today:
             return century + two_digits
+    return None
+
+
+def heard_year(year: int, today: date) -> int:
+    """The year the caller most likely said: a "-teen" year no caller could be born in is the "-ty" one."""
+    if 1913 <= year <= 1919 and today.year - year > OLDEST_CALLER:
+        return 1900 + 10 * (year - 1910)
+    return year
+
+
+def date_of_birth(year: int, month: int, day: int, today: date) -> date | None:
+    """The date, if someone could have been born on it and be calling today."""
+    born = valid_date(heard_year(year, today), month, day)
+    if born is not None and date(1900, 1, 1) <= born <= today:
+        return born
     return None
 
 
@@ -46,8 +69,8 @@ def find_dob_span(ct: CallerText, today: date, region: str) -> tuple[date, int, 
             year = full_year(year, mention.month, mention.day, today)
             if year is None:
                 continue
-        born = valid_date(year, mention.month, mention.day)
-        if born is not None and date(1900, 1, 1) <= born <= today:
+        born = date_of_birth(year, mention.month, mention.day, today)
+        if born is not None:
             return born, mention.start, mention.end
     return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region)
 
@@ -90,8 +113,8 @@ def _digit_pairs(ct: CallerText, today: date, region: str) -> tuple[date, int, i
             value = full_year(value, month, day, today)
             if value is None:
                 continue
-        born = valid_date(value, month, day)
-        if born is not None and date(1900, 1, 1) <= born <= today:
+        born = date_of_birth(value, month, day, today)
+        if born is not None:
             return born, i, end
     return None
 
@@ -114,7 +137,7 @@ def _spaced_numbers(ct: CallerText, today: date, region: str) -> tuple[date, int
             year = full_year(year, month, day, today)
             if year is None:
                 continue
-        born = valid_date(year, month, day)
-        if born is not None and date(1900, 1, 1) <= born <= today:
+        born = date_of_birth(year, month, day, today)
+        if born is not None:
             return born, i, i + 3
     return None

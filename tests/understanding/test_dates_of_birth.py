@@ -83,3 +83,16 @@ def test_dob_in_a_correction() -> None:
     utterance = hear("actually it's the fifth of March eighty five", "confirm")
     assert utterance.dob == date(1985, 3, 5)
     assert utterance.window is None  # the birthday is not a time preference
+
+
+@pytest.mark.parametrize(("text", "born"), [
+    ("January 19, 1917", date(1970, 1, 19)),        # Whisper's "nineteen seventy"
+    ("3rd of February, 1919", date(1990, 2, 3)),    # and "nineteen ninety"
+    ("1/19/1913", date(1930, 1, 19)),
+    ("4 3 1915", date(1950, 4, 3)),
+    ("oh four oh three nineteen sixteen", date(1960, 4, 3)),
+    ("the 2nd of May 1921", date(1921, 5, 2)),      # old, but a caller could be 105
+    ("the 2nd of May 1912", date(1912, 5, 2)),      # no "-ty" year sounds like it
+])
+def test_a_teen_year_no_caller_could_be_born_in_is_the_ty_year_it_sounds_like(text: str, born: date) -> None:
+    assert hear(text, "dob", region="US").dob == born
