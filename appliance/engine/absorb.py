@@ -96,6 +96,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None
     if utt.phone:
         ctx.phone = utt.phone
         ctx.given.add("phone")
+    if utt.patient_status:
+        ctx.patient_status = utt.patient_status
     if changed and ctx.patient is not None:
         # the caller corrected who they are: prove it again before anything else
         ctx.patient = None

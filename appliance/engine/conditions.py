@@ -216,6 +216,17 @@ def dob_attempts_left(ctx: CallContext, env: RuleEnv) -> bool:
     return ctx.dob_mismatches < int(env.options.get("dob_attempts", 2))
 
 
+@rule
+def name_attempts_left(ctx: CallContext, env: RuleEnv) -> bool:
+    """The name + DOB lookup has found nobody fewer times than the flow allows."""
+    return ctx.not_found < int(env.options.get("name_attempts", 2))
+
+
+@rule
+def says_new_patient(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.patient_status == "new"
+
+
 # ---------------------------------------------------------------- booking details
 
 @rule

@@ -37,6 +37,8 @@ class CallContext:
     patient_created: bool = False
     identity_result: str | None = None  # matched | dob_mismatch | not_found, from the last name + DOB lookup
     dob_mismatches: int = 0
+    not_found: int = 0                  # name + DOB lookups that found nobody
+    patient_status: str | None = None   # "new" or "returning", when the caller said so
 
     # what they want booked
     service_id: str | None = None

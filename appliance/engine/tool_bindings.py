@@ -80,6 +80,8 @@ def apply_result(run: ToolRun, raw: dict | None, ctx: CallContext, store) -> Non
             ctx.patient = store.patient(raw["patient_id"])
         elif raw["status"] == "dob_mismatch":
             ctx.dob_mismatches += 1
+        else:
+            ctx.not_found += 1
     elif name == "CreatePatient":
         ctx.patient = store.patient(raw["patient_id"])
         ctx.patient_created = True

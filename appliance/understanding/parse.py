@@ -24,6 +24,7 @@ from .dates_of_birth import DOB_MARKER, find_dob_span
 from .intents import detect_intents
 from .names import NAME_WAITS, find_name, find_spelled
 from .normalise import normalise
+from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
 from .slot_picks import pick_slot
 from .time_windows import NO_WINDOW_WAITS, find_window
@@ -125,4 +126,5 @@ def understand(text: str, context: ListenContext) -> Utterance:
         window=window,
         slot_pick=slot_pick,
         booking_picks=booking_picks,
+        patient_status=patient_status(ct),
     )

@@ -50,6 +50,7 @@ class Utterance:
     window: TimeWindow | None = None
     slot_pick: int | None = None         # index into ListenContext.offered_slots
     booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
+    patient_status: str | None = None    # "new" or "returning" when the caller said which
 
     def has(self, intent: str) -> bool:
         return any(s.name == intent for s in self.intents)

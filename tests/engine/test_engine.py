@@ -130,6 +130,41 @@ def test_half_a_name_asks_for_the_full_name_once_more_then_for_the_missing_part(
     assert other.turn("Johnson").waiting_for in ("first_name", "last_name")   # asked twice: ask for the other part
 
 
+def test_a_name_that_finds_nobody_is_asked_for_once_more_before_a_new_record(engine, db):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Sally Jones")
+    again = engine.turn("fourth of March eighty five")      # no Sally Jones: misheard, or new?
+    assert again.state == "ask_name_again" and again.waiting_for == "full_name"
+    assert "couldn't find" in again.reply
+    found = engine.turn("Sarah Johnson")                     # the date of birth is kept
+    assert found.waiting_for != "dob" and found.state != "confirm_new_patient"
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+    assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
+
+
+def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(make_engine, store, clock):
+    twice = make_engine()
+    twice.start(CallInfo(caller_id=""))
+    say(twice, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
+    assert twice.turn("Mia Wong").waiting_for == "phone"     # nobody twice: a new patient
+
+    said_new = make_engine()
+    said_new.start(CallInfo(caller_id=""))
+    say(said_new, "Hi, I'd like to book a follow-up, I'm a new patient", "Mia Wong")
+    assert said_new.turn("fourth of March eighty five").waiting_for == "phone"   # not asked again
+
+    new_when_asked = make_engine()
+    new_when_asked.start(CallInfo(caller_id=""))
+    say(new_when_asked, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
+    assert new_when_asked.turn("oh, I haven't been to you before").waiting_for == "phone"
+
+    cancel = make_engine()
+    cancel.start(CallInfo(caller_id=""))
+    say(cancel, "I need to cancel my appointment", "Mia Wong", "fourth of March eighty five")
+    result = cancel.turn("Mia Wong")
+    assert cancel.ctx.callback_reason == "patient_not_found" and not result.ended
+
+
 def test_wrong_dob_never_writes(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     say(engine, "I want to cancel my appointment", "Sarah Johnson")

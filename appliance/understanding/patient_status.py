@@ -1,0 +1,38 @@
+"""Whether the caller says they are new to the clinic or have been before.
+
+"I'm a new patient", "I haven't been to you before", "I've never been there",
+"it's my first time with you" -> new. "I've been before", "I'm an existing
+patient", "I'm not a new patient" -> returning. Anything else: not said.
+The engine uses it when a name and date of birth find no record: a caller who
+said they are new is set up as one, any other is asked for their name again
+first, since a misheard name is likelier than a new patient who did not say so.
+"""
+
+from __future__ import annotations
+
+from .normalise import CallerText
+from .signals import WordPattern
+
+_RETURNING = WordPattern(
+    r"\b(?:existing|returning|regular|current) (?:patient|client)\b",
+    r"\bnot (?:a )?new (?:patient|client|here)\b",
+    r"\b(?:have|had) been (?:(?:to (?:you|your clinic|the clinic)|in|there|here) )?before\b",
+    r"\b(?:i am|i have been) (?:a patient|seeing)\b",
+)
+_NEW = WordPattern(
+    r"\b(?:a |am |brand )new (?:patient|client)\b",
+    r"\bnew (?:here|to (?:you|your clinic|the clinic))\b",
+    r"\b(?:have|had) not been (?:(?:to (?:you|your clinic|the clinic|this clinic)|in|there|here) )?before\b",
+    r"\bnever been (?:to (?:you|your|the|this)|in|there|here|before)\b",
+    r"\bfirst (?:time|visit|appointment) (?:with you|at your|at the clinic|here|to your|to the clinic|ever)\b",
+    r"\bnot (?:been|seen) (?:you|here|there) before\b",
+)
+
+
+def patient_status(ct: CallerText) -> str | None:
+    """"new", "returning", or None when the caller said neither."""
+    if _RETURNING.search(ct.text):
+        return "returning"
+    if _NEW.search(ct.text):
+        return "new"
+    return None

@@ -1,0 +1,34 @@
+"""Whether the caller says they are new to the clinic or have been before."""
+
+from __future__ import annotations
+
+import pytest
+
+from .hearing import hear
+
+
+@pytest.mark.parametrize("text", [
+    "Hi, I'd like to book a first appointment, I'm a new patient",
+    "Hi, I'd like to book a skin check. I haven't been to you before.",
+    "Hi there, I'd like to make an appointment. I've never been to you before.",
+    "I'm new here", "it's my first time with you", "I've not been there before", "I'm a brand new patient",
+    "no, I've never been in",
+])
+def test_new(text: str) -> None:
+    assert hear(text, "intent").patient_status == "new"
+
+
+@pytest.mark.parametrize("text", [
+    "I'm an existing patient", "I'm not a new patient", "I've been to you before", "yes, I have been there before",
+    "I'm a regular patient of Dr Lee's",
+])
+def test_returning(text: str) -> None:
+    assert hear(text, "intent").patient_status == "returning"
+
+
+@pytest.mark.parametrize("text", [
+    "Hi, I'd like to come in for a first visit, I've never had acupuncture before",
+    "I haven't been in for a while", "I need a new appointment", "Olivia Bennett", "the first one",
+])
+def test_neither(text: str) -> None:
+    assert hear(text, "full_name").patient_status is None
