@@ -197,6 +197,12 @@ def phone_known(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def phone_given_up(ctx: CallContext, env: RuleEnv) -> bool:
+    """The caller was asked for a number and it could not be understood."""
+    return "phone" in ctx.skipped
+
+
+@rule
 def has_caller_id(ctx: CallContext, env: RuleEnv) -> bool:
     return bool(ctx.caller_id)
 

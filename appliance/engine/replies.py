@@ -185,6 +185,11 @@ class Facts:
     def fact_phone(self) -> str:
         return say_phone(self.ctx.phone or self.ctx.caller_id, self.env.profile.region)
 
+    def fact_contact(self) -> str:
+        if self.ctx.phone or self.ctx.caller_id:
+            return f"phone {self.fact_phone()}"
+        return "and no phone number for now"
+
     # ---- slots and bookings
     def fact_window(self) -> str:
         window = self.ctx.offer_window or self.ctx.window

@@ -165,6 +165,16 @@ def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(m
     assert cancel.ctx.callback_reason == "patient_not_found" and not result.ended
 
 
+def test_a_new_patient_whose_number_cannot_be_made_out_is_still_booked(engine, db):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up, I'm a new patient", "Mia Wong", "fourth of March eighty five")
+    result = say(engine, "three two three", "three two three", "three two three")   # never a whole number
+    assert result.waiting_for == "confirm" and "no phone number" in result.reply
+    assert engine.turn("yes, that's right").waiting_for != "confirm"
+    created = [p for p in db["patients"].rows if p["last_name"] == "Wong"]
+    assert len(created) == 1 and created[0]["phone"] is None
+
+
 def test_wrong_dob_never_writes(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     say(engine, "I want to cancel my appointment", "Sarah Johnson")
