@@ -279,7 +279,7 @@ async def _converse(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoi
         said.append(move.say)
         if on_said is not None:
             on_said(move.say)
-        await agent.say(voice.audio(move.say), PHONE_RATE, wait=False)
+        await agent.say(await voice.next_audio(move.say), PHONE_RATE, wait=False)
 
 
 def _judge(path: Path, expected: ExpectedCall, flow: Flow, summary: Any) -> tuple[Any, dict]:

@@ -67,24 +67,40 @@ def caller_phrases(scenario: Scenario) -> list[str]:
 
 
 class CallerVoice:
-    """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate."""
+    """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate.
+
+    A line said again is a new rendition, as a person never says a line twice
+    the same way (Piper samples its timing and pitch afresh each time): a
+    re-asked question gets another chance to be heard, not the same audio."""
 
     def __init__(self, runtime: VoiceRuntime, rate: int):
         self.runtime = runtime
         self.rate = rate
-        self._cache: dict[str, bytes] = {}
+        self._renditions: dict[str, list[bytes]] = {}
+        self._said: dict[str, int] = {}
 
     def prepare(self, lines: list[str]) -> None:
-        """Blocking: synthesise the lines now, so the call itself is not slowed by it."""
+        """Blocking: synthesise each line's first rendition now, so the call itself is not slowed by it."""
         for line in lines:
-            if line not in self._cache:
-                audio, voice_rate = self.runtime.synthesizer.speak_float(line)
-                self._cache[line] = to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
+            if line not in self._renditions:
+                self._renditions[line] = [self._render(line)]
+
+    def _render(self, line: str) -> bytes:
+        audio, voice_rate = self.runtime.synthesizer.speak_float(line)
+        return to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
 
     def audio(self, line: str) -> bytes:
-        if line not in self._cache:
-            self.prepare([line])
-        return self._cache[line]
+        """Blocking: the audio for the next time the caller says `line`."""
+        renditions = self._renditions.setdefault(line, [])
+        turn = self._said.get(line, 0)
+        self._said[line] = turn + 1
+        while len(renditions) <= turn:
+            renditions.append(self._render(line))
+        return renditions[turn]
+
+    async def next_audio(self, line: str) -> bytes:
+        """`audio`, synthesising off the event loop when this rendition is new."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.audio, line)
 
 
 class ScenarioCall:
@@ -181,7 +197,7 @@ class ScenarioCall:
 
     async def say(self, text: str) -> None:
         """The caller says `text` (returns once the audio has been sent down the line)."""
-        await self.line.say(self.voice.audio(text))
+        await self.line.say(await self.voice.next_audio(text))
 
     async def run(self, driver: Callable[[ScenarioCall], Any] | None = None, *,
                   limit_s: float = CALL_LIMIT_S) -> CallSummary:
