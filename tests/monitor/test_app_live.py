@@ -74,6 +74,26 @@ def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, strea
     run(scenario())
 
 
+def test_events_for_a_call_screen_not_yet_drawn_wait_for_it(seeded_db, stream):
+    """Enter pushes the call's screen; events can reach it before Textual has composed it (seen on a busy box)."""
+    part = until(stream, lambda e: e.kind == "turn" and e.call_id == "call-1" and e.fields["seq"] == 3)
+
+    async def scenario():
+        app = make_app(seeded_db, now=stream[0].ts + 75)
+        async with app.run_test(size=(100, 40)) as pilot:
+            feed(app, part)
+            assert await settle(pilot, lambda: app.query_one("#live-table").row_count >= 1)
+            app.open_call("call-1")
+            screen = app.screen_stack[-1]
+            assert isinstance(screen, CallScreen) and not screen.is_mounted
+            send(app, stream[len(part):])        # refreshes the undrawn screen: must not raise
+            screen.refresh_heading()
+            assert await settle(pilot, lambda: screen.is_mounted)
+            assert await settle(pilot, lambda: "■ call ended: booked" in str(screen.query_one("#transcript-body").render()))
+
+    run(scenario())
+
+
 def test_without_the_service_the_monitor_says_so_and_still_shows_history(seeded_db):
     async def scenario():
         app = make_app(seeded_db, connect=True, retry_seconds=0.05)

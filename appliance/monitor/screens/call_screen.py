@@ -48,10 +48,14 @@ class CallScreen(Screen):
 
     def refresh_heading(self) -> None:
         """The clock moved: time on call."""
+        if not self.is_mounted:  # pushed, not composed yet: compose will draw the call as it is then
+            return
         self.query_one("#call-heading", Static).update(self._heading())
 
     def refresh_call(self) -> None:
         """New events arrived for this call."""
+        if not self.is_mounted:
+            return
         self.refresh_heading()
         self.query_one(TranscriptView).refresh_call()
         self.refresh_bindings()
