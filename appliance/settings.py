@@ -93,6 +93,8 @@ class VoiceSettings(Section):
     greeting_cache: bool = True
     stt_hotwords: bool = True
     stt_beam_size: int = Field(1, ge=1, le=10)
+    # below about 8 s Whisper has too little quiet after the words to end on, and repeats them
+    stt_window_s: float = Field(10.0, ge=8, le=30)
 
     @field_validator("silence_checkins_s")
     @classmethod

@@ -66,7 +66,7 @@ class VoiceRuntime:
         stt = resolve("stt", settings)
         self.transcriber = WhisperTranscriber(
             stt.path, device=device.device, compute_type=device.stt_compute_type, beam_size=voice.stt_beam_size,
-            cpu_threads=min(2, cores), workers=1)   # a second CT2 worker made one transcription 60% slower here
+            cpu_threads=min(2, cores), workers=1, window_s=voice.stt_window_s)   # a second CT2 worker made one transcription 60% slower here
         self.report.models["stt"] = f"{stt.name} ({stt.path})"
         self.report.seconds["stt"] = self.transcriber.load_s
 

@@ -1,0 +1,65 @@
+"""Speech to text with the real Whisper base: the short audio window, quiet, and turns too long for it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from appliance.voice.audio import WHISPER_RATE, telephone
+from appliance.voice.stt import WHISPER_WINDOW_S, window_samples
+from appliance.voice.word_error import word_errors
+
+
+@pytest.mark.parametrize("clip_s, window_s, expected_s", [
+    (1.0, 10, 10.0),     # a short answer: the whole floor
+    (7.0, 10, 11.0),     # a long one keeps 40% of the floor as quiet after it
+    (28.0, 10, 30.0),    # never more than Whisper reads at once
+    (1.0, 30, 30.0),     # 30 is faster-whisper's own padded window
+])
+def test_the_window_holds_the_clip_and_quiet_after_it(clip_s, window_s, expected_s):
+    assert window_samples(int(clip_s * WHISPER_RATE), window_s) == int(expected_s * WHISPER_RATE)
+
+
+def _phone_line(runtime, text: str) -> np.ndarray:
+    audio, rate = runtime.synthesizer.speak_float(text)
+    return telephone(audio * 0.8, rate, WHISPER_RATE)
+
+
+def _encoder_frames(monkeypatch, transcriber) -> list[int]:
+    frames: list[int] = []
+    encode = transcriber.model.encode
+
+    def spy(features, *args, **kwargs):
+        frames.append(features.shape[-1])
+        return encode(features, *args, **kwargs)
+
+    monkeypatch.setattr(transcriber.model, "encode", spy)
+    return frames
+
+
+def test_a_caller_line_is_heard_through_a_ten_second_window(runtime, monkeypatch):
+    transcriber = runtime.transcriber
+    frames = _encoder_frames(monkeypatch, transcriber)
+    line = "I would like to book a follow-up appointment on Thursday"
+    heard = transcriber.transcribe_array(_phone_line(runtime, line))
+    assert word_errors(line, heard).errors <= 2, heard
+    assert frames == [int(transcriber.window_s * 100)]   # 100 mel frames a second, not Whisper's 3000
+
+
+def test_quiet_and_line_hiss_are_no_words(runtime):
+    rng = np.random.default_rng(7)
+    hiss = (rng.standard_normal(2 * WHISPER_RATE) * 0.002).astype(np.float32)
+    transcript = runtime.transcriber.transcribe(((hiss * 32767).astype(np.int16)).tobytes(), WHISPER_RATE)
+    assert transcript.text == "" and not transcript.has_words
+
+
+def test_a_turn_too_long_for_one_window_is_read_as_faster_whisper_reads_it(runtime, monkeypatch):
+    transcriber = runtime.transcriber
+    calls = []
+    transcribe = transcriber.model.transcribe
+    monkeypatch.setattr(transcriber.model, "transcribe", lambda audio, **kw: calls.append(len(audio)) or transcribe(audio, **kw))
+    line = _phone_line(runtime, "I need to cancel my appointment")
+    long_turn = np.concatenate([np.zeros(int((WHISPER_WINDOW_S - 3) * WHISPER_RATE), np.float32), line])
+    heard = transcriber.transcribe_array(long_turn)
+    assert "cancel" in heard.lower(), heard
+    assert calls == [len(long_turn)]
