@@ -40,6 +40,9 @@ _NONE = re.compile(r"\b(?:neither|none of (?:them|those|these|the)|no not those)
 _PART_WORDS = {"morning": (time(0), time(12)), "afternoon": (time(12), time(17)), "evening": (time(17), time(23, 59)),
                "arvo": (time(12), time(17))}
 _RANGE_WORDS = frozenset({"after", "before", "from", "until", "till", "by", "past", "later", "earlier", "than"})
+# "the eight thirty one" heard as "the date 31": at a pick among read-out times, "date" before a number is eight
+_EIGHT_HEARD = frozenset({"date", "ate"})
+_ECHO_MAX_TOKENS = 5    # digits are read this way only from a short answer, never out of a sentence
 _NOT_TIME_AFTER = frozenset({"of", "minutes", "mins", "hours", "weeks", "days", "people", "appointments", "times",
                              "ones", "options", "slots"})
 
@@ -57,6 +60,7 @@ class Constraints:
     any_is_fine: bool = False
     none_of_them: bool = False
     lone_number: str | None = None       # "1" said alone: a time if one fits, else that position ("first")
+    digits: str = ""                     # a short answer's digits run together: "V831", "8, 31" -> "831"
 
     @property
     def empty(self) -> bool:
@@ -129,6 +133,7 @@ def read_constraints(
     lone = tokens[0] if len(tokens) == 1 and tokens[0] in _LONE_POSITIONS else None
     return Constraints(
         lone_number=_LONE_POSITIONS.get(lone) if lone else None,
+        digits=said_digits(tokens),
         position=position,
         not_position=not_position,
         times=tuple(picked_times),
@@ -140,6 +145,19 @@ def read_constraints(
         any_is_fine=_ANY.search(text) is not None,
         none_of_them=_NONE.search(text) is not None,
     )
+
+
+def said_digits(tokens: tuple[str, ...]) -> str:
+    """The digits of a short answer run together, as speech-to-text may have written a time said with "one"
+    after it: "V831", "8.31", "8, 31" and "the date 31" are all "831"; "the 1245-1" is "12451"."""
+    if len(tokens) > _ECHO_MAX_TOKENS:
+        return ""
+    digits: list[str] = []
+    for k, tok in enumerate(tokens):
+        if tok in _EIGHT_HEARD and k + 1 < len(tokens) and tokens[k + 1][:1].isdigit():
+            digits.append("8")
+        digits.append("".join(ch for ch in tok if ch.isdigit()))
+    return "".join(digits)
 
 
 def filter_by(

@@ -2,11 +2,16 @@
 later one", "8 o'clock", "the 12:15", "quarter past twelve", "the Thursday
 one", "the one with Raj"; "either is fine" takes the first. None when
 nothing matches or the words fit more than one slot.
+
+Failing all that, a short answer whose digits spell one offered time, the
+way speech-to-text writes "the 8:30 one" ("V831", "8.31", "8, 31") or "the
+12:45 one" ("the 1245-1"), picks that slot (`time_echo`).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import time
 
 from ..domain import Slot
 from .choice_constraints import Constraints, apply_position, filter_by
@@ -15,6 +20,33 @@ from .choice_constraints import Constraints, apply_position, filter_by
 def pick_slot(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
     if not slots:
         return None
+    picked = _pick(c, slots)
+    return picked if picked is not None else time_echo(c.digits, slots)
+
+
+def time_echo(digits: str, slots: tuple[Slot, ...]) -> int | None:
+    """The one offered slot whose start time `digits` spells (see `time_spellings`), else None."""
+    if not digits:
+        return None
+    hits = [i for i, slot in enumerate(slots) if digits in time_spellings(slot.start.time())]
+    return hits[0] if len(hits) == 1 else None
+
+
+def time_spellings(moment: time) -> set[str]:
+    """The digits speech-to-text may write for "<moment>" or "the <moment> one": 8:30 -> 830, 8301, 831
+    ("thirty one" run together); 12:45 -> 1245, 12451; 14:15 -> 215, 2151, 1415, 14151; 9:00 -> 9, 900."""
+    hours = {str(moment.hour % 12 or 12), str(moment.hour)}
+    if moment.minute == 0:
+        minutes = {"", "00"}
+    else:
+        said = f"{moment.minute:02d}"
+        minutes = {said, said + "1"}
+        if moment.minute % 10 == 0:
+            minutes.add(f"{moment.minute // 10}1")
+    return {hour + minute for hour in hours for minute in minutes}
+
+
+def _pick(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
     starts = [s.start for s in slots]
     keep = filter_by(c, starts, [s.practitioner_id for s in slots], [s.location_id for s in slots],
                      [s.service_id for s in slots])

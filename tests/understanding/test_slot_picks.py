@@ -59,6 +59,47 @@ def test_slot_pick_among_three(text: str, index: int | None) -> None:
     assert hear(text, "slot_choice", slots=THREE).slot_pick == index
 
 
+# Thursday 8:30 with Dr Lee, Thursday 12:45 with Raj: Whisper's ways of writing "the 8:30 one" / "the 12:45 one"
+ECHO = (
+    Slot(datetime(2026, 11, 26, 8, 30), "followup", "lee", "city", 30),
+    Slot(datetime(2026, 11, 26, 12, 45), "followup", "shah", "north", 30),
+)
+
+
+@pytest.mark.parametrize(("text", "index"), [
+    ("V831", 0), ("D831.", 0), ("D-831", 0), ("8.31", 0), ("8, 31", 0), ("the date 31", 0), ("D-date 31.", 0),
+    ("8301", 0), ("the 1245-1", 1), ("the 12.45.1", 1), ("12451", 1), ("the 12.45 one", 1),
+])
+def test_a_short_answer_whose_digits_spell_an_offered_time_picks_it(text: str, index: int) -> None:
+    assert hear(text, "slot_choice", slots=ECHO).slot_pick == index
+
+
+@pytest.mark.parametrize("text", [
+    "12.",                                   # 12:45's hour, and no more: could be either in another list
+    "831 please, or was it 12:45",           # two times: the caller is unsure
+    "the date of the 31st",                  # "date" before a day, not a number
+])
+def test_digits_that_spell_no_single_offered_time_pick_nothing(text: str) -> None:
+    assert hear(text, "slot_choice", slots=ECHO).slot_pick is None
+
+
+def test_digits_are_read_run_together_only_from_a_short_answer() -> None:
+    from appliance.understanding.choice_constraints import said_digits
+
+    assert said_digits(("the", "date", "31")) == "831" and said_digits(("d", "831")) == "831"
+    assert said_digits(tuple("my sister has 8 kids and 31 cousins".split())) == ""
+
+
+def test_the_spellings_of_a_time() -> None:
+    from datetime import time
+
+    from appliance.understanding.slot_picks import time_spellings
+
+    assert time_spellings(time(8, 30)) == {"830", "8301", "831"}
+    assert time_spellings(time(14, 15)) == {"215", "2151", "1415", "14151"}
+    assert time_spellings(time(9, 0)) == {"9", "900"}
+
+
 def test_no_pick_without_offered_slots() -> None:
     assert hear("the first one", "slot_choice").slot_pick is None
 
