@@ -317,7 +317,8 @@ class EngineProcessor(FrameProcessor):
         self.heard.append(caller_text)
         if self.listener is not None:
             self.listener.expecting = result.waiting_for
-            self.listener.turn_hotwords = await self._turn_hotwords(result.waiting_for)
+            # what the next answer is likely to hold (none when hot words are off in the settings)
+            self.listener.turn_hotwords = turn_hotwords(result.waiting_for) if self.listener.hotwords else ""
         speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
         await speech.finished.wait()
         timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None
@@ -334,17 +335,6 @@ class EngineProcessor(FrameProcessor):
             await self._ended(result)
         elif timing.kind != "checkin":
             self._start_silence_timer()
-
-    async def _turn_hotwords(self, waiting_for: str) -> str:
-        if not self.listener.hotwords:   # hot words are off in the settings
-            return ""
-        offered: tuple = ()
-        if waiting_for == "slot_choice":
-            try:
-                offered = await self.host.call(lambda: tuple(slot.start.time() for slot in self.engine.ctx.offered))
-            except Exception:
-                offered = ()
-        return turn_hotwords(waiting_for, offered)
 
     async def _say(self, text: str, *, seq: int, kind: str) -> _Speech:
         speech = _Speech(next(self._ids), kind)

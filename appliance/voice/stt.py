@@ -34,13 +34,11 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import time as time_of_day
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
-from ..engine.speech import say_time
 from .audio import WHISPER_RATE, resample, to_float
 
 _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
@@ -136,14 +134,17 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
 _WHEN_WORDS = "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, morning, afternoon, evening"
 
 
-def turn_hotwords(waiting_for: str, offered: Iterable[time_of_day] = ()) -> str:
-    """Words the caller's next answer is likely to hold, put ahead of the clinic's names.
+def turn_hotwords(waiting_for: str) -> str:
+    """Words the caller's next answer is likely to hold, used instead of the clinic's names.
 
-    Whisper at phone quality turns "the 8:30 one" into "D831" and "Thursday
-    evening" into "First day evening" unless it is told what to expect."""
+    Whisper at phone quality turns "Thursday evening" into "First day
+    evening" unless it is told what to expect. At a slot choice only the
+    positions are named: told the offered times too, Whisper tacks them on
+    ("the second one, 12." for "the second one" when 12:30 and 12:45 were
+    offered), and they do not help it write "the 8:30 one" (which
+    understanding reads from "D831" and the like; see slot_picks)."""
     if waiting_for == "slot_choice":
-        # the positions too: told only the times, Whisper writes "the second one" as "2 pm"
-        return ", ".join(["the first one", "the second one", *dict.fromkeys(say_time(t) for t in offered)])
+        return "the first one, the second one"
     if waiting_for == "time_preference":
         return _WHEN_WORDS
     return ""
