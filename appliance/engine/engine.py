@@ -247,7 +247,10 @@ class Engine:
         return trigger
 
     def _ask_classifier(self, text: str, utt: Utterance, state: State) -> Trigger | None:
-        allowed = tuple(dict.fromkeys(state.listens_for + ("emergency", "crisis", "human", "goodbye")))
+        # goodbye only where the state listens for it: a caller ending the call says so in words the rules
+        # know ("bye", "that's all"), while a misheard name ("and got it") labelled goodbye by a small model
+        # would hang up on someone still giving their details
+        allowed = tuple(dict.fromkeys(state.listens_for + ("emergency", "crisis", "human")))
         started = time.perf_counter()
         try:
             signal = self.classifier(text, allowed)

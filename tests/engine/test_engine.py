@@ -211,6 +211,21 @@ def test_llm_fallback_only_within_the_states_intents(make_engine):
     assert result.waiting_for == "full_name"
 
 
+def test_the_llm_cannot_end_the_call_while_the_caller_gives_their_details(make_engine):
+    """A surname Whisper wrote as "and got it", labelled goodbye by the model, must not hang up on the caller."""
+    engine = make_engine(classifier=lambda text, allowed: Signal("goodbye", "medium", "llm") if "goodbye" in allowed
+                         else None)
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("I'd like to book a follow-up")
+    assert result.waiting_for == "full_name"
+    result = engine.turn("and got it")
+    assert not result.ended and result.waiting_for in ("full_name", "first_name", "last_name", "spelling")
+    engine = make_engine(classifier=lambda text, allowed: Signal("goodbye", "medium", "llm") if "goodbye" in allowed
+                         else None)
+    engine.start(CallInfo(caller_id=SARAH))
+    assert engine.turn("mmm, grand then").ended     # where the agent asked how it can help, it may
+
+
 def test_llm_label_outside_the_state_is_ignored_and_failure_is_harmless(make_engine):
     engine = make_engine(classifier=lambda text, allowed: Signal("yes", "high", "llm"))
     engine.start(CallInfo(caller_id=SARAH))
