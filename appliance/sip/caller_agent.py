@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 import pjsua2 as pj
 
+from .media import retire_port
+
 FRAME_MS = 20
 POLL_MS = 10
 SPEECH_RMS = 300.0          # int16 RMS above which a received frame counts as voiced
@@ -389,7 +391,8 @@ class CallerAgentProcess:
             return
         self._cut_speech()
         self.drain_audio()
-        self.port = None                 # deleting the port takes it off the bridge
+        port, self.port = self.port, None
+        retire_port(port)                # off the bridge before Python lets go of it
 
     def _cut_speech(self) -> None:
         if self.port is not None:

@@ -16,7 +16,7 @@ import asyncio
 import logging
 from typing import Any
 
-from .media import OutgoingAudio, create_call_port
+from .media import OutgoingAudio, create_call_port, retire_port
 
 log = logging.getLogger("appliance.sip")
 
@@ -167,8 +167,7 @@ def _call_class():
             port, self.port = self.port, None
             if port is not None:
                 try:
-                    port.receiving = False
-                    del port
+                    retire_port(port)
                 except Exception:
                     log.exception("call %s: deleting the audio port failed", self.label)
 
