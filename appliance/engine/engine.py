@@ -247,10 +247,10 @@ class Engine:
         return trigger
 
     def _ask_classifier(self, text: str, utt: Utterance, state: State) -> Trigger | None:
-        # goodbye only where the state listens for it: a caller ending the call says so in words the rules
-        # know ("bye", "that's all"), while a misheard name ("and got it") labelled goodbye by a small model
-        # would hang up on someone still giving their details
-        allowed = tuple(dict.fromkeys(state.listens_for + ("emergency", "crisis", "human")))
+        # only the intents this state listens for: emergencies, crises, goodbyes and asking for a person are
+        # caught by rules in every state, and a small model's guess at them derailed real calls (a surname
+        # misheard as "and got it" taken for goodbye; "and Doctors visit." taken for a crisis)
+        allowed = state.listens_for
         started = time.perf_counter()
         try:
             signal = self.classifier(text, allowed)

@@ -45,7 +45,8 @@ def canonical(token: str) -> tuple[str, ...]:
     if token in _SYNONYMS:
         return _SYNONYMS[token]
     if len(token) > 4 and token.endswith("s") and not token.endswith(("ss", "us", "is", "'s")):
-        return (token[:-1],)
+        singular = token[:-1]   # "doctors visit", as speech-to-text writes "doctor's visit", is "dr visit" too
+        return _SYNONYMS.get(singular, (singular,))
     return (token,)
 
 

@@ -226,6 +226,23 @@ def test_the_llm_cannot_end_the_call_while_the_caller_gives_their_details(make_e
     assert engine.turn("mmm, grand then").ended     # where the agent asked how it can help, it may
 
 
+def test_the_llm_cannot_send_a_caller_naming_a_service_to_the_crisis_line(make_engine):
+    """Whisper's "and Doctors visit." labelled crisis by the model: only rules may pre-empt a call that way."""
+    seen = []
+
+    def alarmist(text, allowed):
+        seen.append(allowed)
+        return Signal("crisis", "low", "llm")
+
+    engine = make_engine(classifier=alarmist)
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("I'd like to book")
+    result = engine.turn("mmm the thing")
+    assert not result.ended and result.state != "crisis"
+    assert all(not {"crisis", "emergency", "human", "goodbye"} & set(allowed) for allowed in seen)
+    assert "crisis" in engine.turn("I want to end my life").state     # the rules still catch a real one
+
+
 def test_llm_label_outside_the_state_is_ignored_and_failure_is_harmless(make_engine):
     engine = make_engine(classifier=lambda text, allowed: Signal("yes", "high", "llm"))
     engine.start(CallInfo(caller_id=SARAH))

@@ -103,3 +103,15 @@ def test_a_shortened_service_word() -> None:
     assert hear("can I book a physio session for Saturday", catalog=physio).service_ids == ("session",)
     assert hear("a physiotherapy session", "service", catalog=physio).service_ids == ("session",)
     assert hear("my physical health", "intent", catalog=physio).service_ids == ()
+
+
+def test_a_possessive_service_name_written_as_a_plural_still_matches() -> None:
+    """Whisper writes "a doctor's visit" as "and Doctors visit.": the plural folds to "doctor", then to "dr"."""
+    catalog = Catalog(
+        services=(Service("visit", "Doctor's visit", 30, 120.0, aliases=("doctor's appointment",)),
+                  Service("flu", "Flu shot", 15, 35.0)),
+        locations=(Location("west", "Westside", "1 West St"),),
+        practitioners=(Practitioner("nair", "Dr Priya Nair", ("visit", "flu"), ("west",)),),
+    )
+    for text in ("and Doctors visit.", "a doctor's visit", "doctors appointment please"):
+        assert hear(text, "service", catalog=catalog).service_ids == ("visit",), text
