@@ -11,7 +11,9 @@ of birth is never in the future and never before 1900.
 and Whisper on a phone line writes the first as "1917" more often than not.
 A year in 1913-1919 that would make the caller older than anyone plausibly
 phoning for themselves (over OLDEST_CALLER) is read as the "-ty" year it
-sounds like: 1917 -> 1970, 1919 -> 1990. A wrong guess costs nothing: the
+sounds like: 1917 -> 1970, 1919 -> 1990. Likewise a year in the 1700s is
+the 19xx year with the same ending ("nineteen" heard as "seventeen": 1779
+for 1979, 1772 for 1972). A wrong guess costs nothing: the
 lookup does not match and the caller is asked again.
 """
 
@@ -42,6 +44,8 @@ def heard_year(year: int, today: date) -> int:
     """The year the caller most likely said: a "-teen" year no caller could be born in is the "-ty" one."""
     if 1913 <= year <= 1919 and today.year - year > OLDEST_CALLER:
         return 1900 + 10 * (year - 1910)
+    if 1700 <= year < 1800:
+        return 1900 + year % 100
     return year
 
 

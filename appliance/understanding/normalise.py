@@ -140,7 +140,8 @@ def _expand(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-_SPOKEN_SLASH = re.compile(r"(?<=\d)(?:st|nd|rd|th)?[\s,-]*[sf]lash[\s,-]*(?=\d)")   # "6th Flash, 15th Flash"
+# "6th Flash, 15th Flash", "6-lash 15-lash 1988"
+_SPOKEN_SLASH = re.compile(r"(?<=\d)(?:st|nd|rd|th)?[\s,-]*[sf]?lash[\s,-]*(?=\d)")
 
 
 # speech-to-text writes a spoken "eight thirty-one" ("the 8:30 one") as "8,31": one clock number, like "831"

@@ -137,7 +137,7 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
         return None
     tok = tokens[i].lstrip("'")
     if _DIGITS.match(tok):
-        if len(tok) == 4 and 1800 <= int(tok) <= 2199:
+        if len(tok) == 4 and 1700 <= int(tok) <= 2199:   # 17xx: "nineteen" heard as "seventeen" (dates_of_birth)
             return int(tok), False, i + 1
         if len(tok) == 2 and two_digit:
             return int(tok), True, i + 1

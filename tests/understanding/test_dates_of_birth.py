@@ -87,6 +87,8 @@ def test_dob_in_a_correction() -> None:
 
 @pytest.mark.parametrize(("text", "born"), [
     ("January 19, 1917", date(1970, 1, 19)),        # Whisper's "nineteen seventy"
+    ("2 June, 1779", date(1979, 6, 2)),             # "nineteen" heard as "seventeen"
+    ("6-lash 15-lash 1988", date(1988, 6, 15)),     # "slash" heard as "lash"
     ("3rd of February, 1919", date(1990, 2, 3)),    # and "nineteen ninety"
     ("1/19/1913", date(1930, 1, 19)),
     ("4 3 1915", date(1950, 4, 3)),
