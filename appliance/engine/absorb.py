@@ -64,6 +64,8 @@ def _absorb_task(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
 def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
     if ctx.patient_created:
         return  # the record exists; a late correction goes to the front desk, not a second record
+    if waiting_for in NAME_QUESTIONS and utt.text.strip():
+        ctx.name_words.append(utt.text)
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
     if utt.spelled and not (first and last):

@@ -229,6 +229,12 @@ def name_attempts_left(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def identity_candidate_found(ctx: CallContext, env: RuleEnv) -> bool:
+    """The date of birth is one patient's and their surname was heard (see tools._GetPatientDetails)."""
+    return ctx.identity_candidate is not None
+
+
+@rule
 def says_new_patient(ctx: CallContext, env: RuleEnv) -> bool:
     return ctx.patient_status == "new"
 

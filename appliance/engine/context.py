@@ -39,6 +39,11 @@ class CallContext:
     dob_mismatches: int = 0
     not_found: int = 0                  # name + DOB lookups that found nobody
     patient_status: str | None = None   # "new" or "returning", when the caller said so
+    name_words: list[str] = field(default_factory=list)   # what was said when a name was asked for
+    # the one patient whose date of birth was given and whose surname was among those words (not identified:
+    # the caller is asked, by name); each is put to the caller at most once a call
+    identity_candidate: PatientRecord | None = None
+    candidates_asked: set[str] = field(default_factory=set)
 
     # what they want booked
     service_id: str | None = None

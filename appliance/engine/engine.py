@@ -26,7 +26,8 @@ from .conditions import CONDITIONS, RuleEnv, intent_trigger
 from .context import CallContext
 from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
-from .tool_bindings import apply_result, pending_confirmation, tool_arguments
+from .read_backs import on_confirmed, pending_confirmation
+from .tool_bindings import apply_result, tool_arguments
 from .tool_catalog import WRITE_TOOLS
 from .tools import Ledger, ToolRunner
 from .types import NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
@@ -313,6 +314,7 @@ class Engine:
         if source.confirms and "said_yes" in edge.when.names and "said_yes" not in edge.when.negated:
             if self.ctx.pending is not None:
                 self.ledger.confirm(self.ctx.pending)
+                on_confirmed(self.ctx.pending, self.ctx)
         if edge.say:
             self._say(edge.say)
         if edge.to == RETURN:

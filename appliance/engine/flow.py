@@ -25,7 +25,7 @@ WAITING_FOR = (
     "callback_reason", "anything_else", "none",
 )
 KINDS = ("decision", "action", "terminal")
-CONFIRMS = ("book", "reschedule", "cancel", "cancel_all", "patient", "waitlist")
+CONFIRMS = ("book", "reschedule", "cancel", "cancel_all", "patient", "waitlist", "identity")
 RETURN = "$return"
 EDGE_EFFECTS = ("name", "dob", "window", "phone", "service", "location", "practitioner")
 INTENT_NAMES = (

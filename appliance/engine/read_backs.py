@@ -24,4 +24,15 @@ def pending_confirmation(kind: str, ctx: CallContext) -> tuple | None:
         return ("patient", ctx.first_name, ctx.last_name, ctx.dob, ctx.phone or ctx.caller_id or None)
     if kind == "waitlist" and ctx.patient and ctx.service_id:
         return ("waitlist", ctx.patient.id, ctx.service_id)
+    if kind == "identity" and ctx.identity_candidate is not None:
+        return ("identity", ctx.identity_candidate.id)
     return None
+
+
+def on_confirmed(token: tuple, ctx: CallContext) -> None:
+    """What a yes settles beyond the ledger. "Am I speaking with Olivia Bennett?" - yes: that name is the
+    caller's from now on (the name + date of birth lookup that follows still has to match it)."""
+    candidate = ctx.identity_candidate
+    if token[0] == "identity" and candidate is not None and candidate.id == token[1]:
+        ctx.first_name, ctx.last_name = candidate.first_name, candidate.last_name
+        ctx.identity_candidate = None

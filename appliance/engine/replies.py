@@ -179,6 +179,10 @@ class Facts:
     def fact_name(self) -> str:
         return self.ctx.full_name or "you"
 
+    def fact_candidate_name(self) -> str:
+        candidate = self.ctx.identity_candidate
+        return f"{candidate.first_name} {candidate.last_name}" if candidate else "you"
+
     def fact_dob(self) -> str:
         return say_date_of_birth(self.ctx.dob, self.env.profile.region) if self.ctx.dob else "unknown"
 

@@ -12,7 +12,6 @@ from typing import Any
 from ..domain import ANYONE, TimeWindow
 from .conditions import RuleEnv, possible_locations
 from .context import CallContext
-from .read_backs import pending_confirmation  # noqa: F401  (re-exported for the engine)
 from .types import ToolRun
 
 CALLBACK_URGENCY = {"crisis": "urgent", "medical_advice": "normal"}
@@ -23,7 +22,8 @@ def tool_arguments(name: str, ctx: CallContext, env: RuleEnv) -> dict[str, Any]:
         if ctx.dob is None or not ctx.last_name:
             return {"phone": ctx.caller_id}
         return {"first_name": ctx.first_name, "last_name": ctx.last_name, "dob": ctx.dob,
-                "prefer": tuple(p.id for p in ctx.phone_candidates)}
+                "prefer": tuple(p.id for p in ctx.phone_candidates), "heard": tuple(ctx.name_words),
+                "not_again": tuple(sorted(ctx.candidates_asked))}
     if name == "CreatePatient":
         return {"first_name": ctx.first_name, "last_name": ctx.last_name, "dob": ctx.dob,
                 "phone": ctx.phone or ctx.caller_id or None}
@@ -76,12 +76,16 @@ def apply_result(run: ToolRun, raw: dict | None, ctx: CallContext, store) -> Non
             ctx.phone_candidates = tuple(p for p in (store.patient(pid) for pid in raw["patient_ids"]) if p)
             return
         ctx.identity_result = raw["status"]
+        ctx.identity_candidate = None
         if raw["status"] == "matched":
             ctx.patient = store.patient(raw["patient_id"])
         elif raw["status"] == "dob_mismatch":
             ctx.dob_mismatches += 1
         else:
             ctx.not_found += 1
+            if raw.get("candidate_id"):
+                ctx.identity_candidate = store.patient(raw["candidate_id"])
+                ctx.candidates_asked.add(raw["candidate_id"])
     elif name == "CreatePatient":
         ctx.patient = store.patient(raw["patient_id"])
         ctx.patient_created = True

@@ -31,6 +31,8 @@ NAME_MATCH_THRESHOLD = 85
 # bends names ("Linda Park" -> "Blend apart") far more than callers misspell
 # them. Compared with spaces removed, so a moved word break costs nothing.
 HEARD_NAME_THRESHOLD = 70
+# A surname counts as heard when a word said for the name is this alike (a candidate only: see below)
+HEARD_SURNAME_THRESHOLD = 90
 
 
 class GuardRefusal(Exception):
@@ -143,7 +145,8 @@ class ToolRunner:
 
     def _GetPatientDetails(self, *, phone: str | None = None, first_name: str | None = None,
                            last_name: str | None = None, dob: date | None = None,
-                           prefer: tuple[str, ...] = ()) -> dict:
+                           prefer: tuple[str, ...] = (), heard: tuple[str, ...] = (),
+                           not_again: tuple[str, ...] = ()) -> dict:
         if dob is None or not last_name:
             # caller ID alone: how many records share it, never who the caller is
             candidates = self.store.patients_with_phone(phone) if phone else []
@@ -164,8 +167,15 @@ class ToolRunner:
             self.ledger.identified_patient = patient.id
             return {"by": "name_dob", "status": "matched", "patient_id": patient.id}
         named = self.store.patients_named(first_name, last_name)
-        status = "dob_mismatch" if named else "not_found"
-        return {"by": "name_dob", "status": status, "patient_id": None}
+        if named:
+            return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
+        # Nobody by that name, but the date of birth is exactly one patient's and their surname was among the
+        # words said for the name ("I'll love you Bennett" for Olivia Bennett): speech-to-text bends first
+        # names far more than surnames. That patient is a candidate, never identified here: the caller is
+        # asked "am I speaking with ...?" and only a yes leads to a lookup by that name and date of birth.
+        candidate = _surname_heard([p for p in born if p.id not in not_again], heard)
+        return {"by": "name_dob", "status": "not_found", "patient_id": None,
+                "candidate_id": candidate.id if candidate else None}
 
     def _GetServicesAndPricing(self, *, service_ids: list[str] | None = None) -> dict:
         catalog = self.store.catalog()
@@ -266,6 +276,15 @@ class ToolRunner:
 
 def _patient_dict(p: PatientRecord) -> dict:
     return {"id": p.id, "first_name": p.first_name, "last_name": p.last_name, "dob": p.dob, "phone": p.phone}
+
+
+def _surname_heard(born: list[PatientRecord], heard: tuple[str, ...]) -> PatientRecord | None:
+    """The one patient among `born` whose surname is one of the words in `heard` (near enough), else None."""
+    squeeze = lambda text: "".join(ch for ch in text.lower() if ch.isalpha())
+    words = {squeeze(word) for text in heard for word in text.split()} - {""}
+    found = [p for p in born if len(squeeze(p.last_name)) >= 3
+             and any(fuzz.ratio(squeeze(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)]
+    return found[0] if len(found) == 1 else None
 
 
 def _heard_alike(on_file: str, heard: str) -> bool:

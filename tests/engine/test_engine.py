@@ -142,6 +142,56 @@ def test_a_name_that_finds_nobody_is_asked_for_once_more_before_a_new_record(eng
     assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
 
 
+def test_an_exact_date_of_birth_and_a_heard_surname_are_put_to_the_caller_by_name(engine, db):
+    """Whisper bends first names far more than surnames: "I'll love you Bennett" for Olivia Bennett."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "I'll love you Johnson")
+    asked = engine.turn("fourth of March eighty five")
+    assert asked.state == "confirm_identity" and asked.waiting_for == "confirm"
+    assert "am I speaking with Sarah Johnson?" in asked.reply
+    assert engine.ctx.patient is None and engine.ledger.identified_patient is None   # asked, not identified
+    found = engine.turn("yes, that's me")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+    assert found.state != "confirm_new_patient"
+    lookups = [t for t in db["tool_calls"].rows if t["name"] == "GetPatientDetails"]
+    assert '"first_name": "Sarah"' in lookups[-1]["arguments"] and '"status": "matched"' in lookups[-1]["result"]
+    assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
+
+
+def test_a_no_to_the_name_put_to_the_caller_goes_on_as_before_and_it_is_not_asked_again(engine):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Kate Johnson", "fourth of March eighty five")
+    assert engine.ctx.identity_candidate is not None
+    again = engine.turn("no, I'm Kate")
+    assert again.state == "ask_name_again" and engine.ctx.patient is None
+    assert engine.turn("Kate Johnson").state != "confirm_identity"   # Sarah is not put to her twice
+
+
+def test_no_name_is_put_to_a_caller_without_the_exact_date_of_birth_or_who_says_they_are_new(make_engine):
+    other_dob = make_engine()
+    other_dob.start(CallInfo(caller_id=""))
+    say(other_dob, "Hi, I'd like to book a follow-up", "I'll love you Johnson")
+    assert other_dob.turn("fifth of March eighty five").state != "confirm_identity"
+
+    new = make_engine()
+    new.start(CallInfo(caller_id=""))
+    say(new, "Hi, I'd like to book a follow-up, I'm a new patient", "Kate Johnson")
+    assert new.turn("fourth of March eighty five").state != "confirm_identity"
+
+
+def test_twins_sharing_a_surname_and_a_birthday_are_never_guessed_between():
+    from datetime import date
+
+    from appliance.domain import PatientRecord
+    from appliance.engine.tools import _surname_heard
+
+    olivia = PatientRecord("p1", "Olivia", "Bennett", date(1990, 7, 21), None)
+    emma = PatientRecord("p2", "Emma", "Bennett", date(1990, 7, 21), None)
+    assert _surname_heard([olivia], ("I'll love you Bennett.",)) == olivia
+    assert _surname_heard([olivia, emma], ("I'll love you Bennett.",)) is None
+    assert _surname_heard([olivia], ("I'll let you bend it.",)) is None
+
+
 def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(make_engine, store, clock):
     twice = make_engine()
     twice.start(CallInfo(caller_id=""))
