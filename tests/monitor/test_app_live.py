@@ -1,5 +1,7 @@
 """Live calls in the app, driven headless by the recorded stream."""
 
+from contextlib import asynccontextmanager
+
 from appliance.monitor.screens.call_screen import CallScreen
 from appliance.monitor.widgets.status_line import StatusLine
 from appliance.monitor.widgets.transcript_view import TranscriptView
@@ -42,21 +44,27 @@ def test_live_rows_appear_and_update_as_events_arrive(seeded_db, stream):
     run(scenario())
 
 
-def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, stream):
+@asynccontextmanager
+async def identified_call_on_the_board(seeded_db, stream):
+    """The app with call-1 live on the board up to its identified turn: (app, pilot, events left to send)."""
     part = until(stream, lambda e: e.kind == "turn" and e.call_id == "call-1" and e.fields["seq"] == 3)
+    app = make_app(seeded_db, now=stream[0].ts + 75)
+    async with app.run_test(size=(100, 40)) as pilot:
+        feed(app, part)
+        assert await settle(pilot, lambda: app.query_one("#live-table").row_count >= 1)
+        yield app, pilot, stream[len(part):]
 
+
+def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, stream):
     async def scenario():
-        app = make_app(seeded_db, now=stream[0].ts + 75)
-        async with app.run_test(size=(100, 40)) as pilot:
-            feed(app, part)
-            assert await settle(pilot, lambda: app.query_one("#live-table").row_count >= 1)
+        async with identified_call_on_the_board(seeded_db, stream) as (app, pilot, rest):
             await pilot.press("enter")
             assert await settle(pilot, lambda: isinstance(app.screen, CallScreen))
             assert app.screen.call_id == "call-1"
             text = str(app.screen.query_one("#transcript-body").render())
             assert "#3 caller: the fourth of March" in text
             assert "✓ GetPatientDetails: ok" in text and "→ ask_location" in text
-            send(app, stream[len(part):])
+            send(app, rest)
 
             def body() -> str:
                 return str(app.screen.query_one("#transcript-body").render())
@@ -76,17 +84,12 @@ def test_enter_opens_the_live_transcript_which_follows_the_call(seeded_db, strea
 
 def test_events_for_a_call_screen_not_yet_drawn_wait_for_it(seeded_db, stream):
     """Enter pushes the call's screen; events can reach it before Textual has composed it (seen on a busy box)."""
-    part = until(stream, lambda e: e.kind == "turn" and e.call_id == "call-1" and e.fields["seq"] == 3)
-
     async def scenario():
-        app = make_app(seeded_db, now=stream[0].ts + 75)
-        async with app.run_test(size=(100, 40)) as pilot:
-            feed(app, part)
-            assert await settle(pilot, lambda: app.query_one("#live-table").row_count >= 1)
+        async with identified_call_on_the_board(seeded_db, stream) as (app, pilot, rest):
             app.open_call("call-1")
             screen = app.screen_stack[-1]
             assert isinstance(screen, CallScreen) and not screen.is_mounted
-            send(app, stream[len(part):])        # refreshes the undrawn screen: must not raise
+            send(app, rest)                      # refreshes the undrawn screen: must not raise
             screen.refresh_heading()
             assert await settle(pilot, lambda: screen.is_mounted)
             assert await settle(pilot, lambda: "■ call ended: booked" in str(screen.query_one("#transcript-body").render()))
