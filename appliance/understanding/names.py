@@ -176,8 +176,16 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
         enough = singles >= 3 or (singles >= 2 and name_asked)
         bare = letters.replace("'", "").replace("-", "")
         if enough and len(bare) >= 2 and not set(bare) <= {"a", "i"}:
+            if _names_its_first_letter(ct.tokens, start) and len(letters) > 2 and letters[0] == letters[1]:
+                # "Kris with a K, K R I S" run together ("with the K-K-R-I-S"): the first K is the one named
+                letters, start = letters[1:], start + 1
             runs.append(Spelled(letters.upper(), start, end))
     return runs
+
+
+def _names_its_first_letter(tokens: tuple[str, ...], start: int) -> bool:
+    """Whether the words before a spelled run are "with a" / "with an" / "with the"."""
+    return start >= 2 and tokens[start - 2] == "with" and tokens[start - 1] in ("a", "an", "the")
 
 
 def title_case(word: str) -> str:

@@ -109,6 +109,9 @@ SPELLED = [
     ("Smyth, S M Y T H", "last_name", "SMYTH"),
     ("my name is Smyth, that's S M Y T H", "intent", "SMYTH"),
     ("no, it's K R I S", "confirm", "KRIS"),
+    ("No, the first name is Ron. It's Chris with the K-K-R-I-S", "confirm", "KRIS"),  # "with a K, K R I S" run together
+    ("Aaron with an A, A-A-R-O-N", "spelling", "AARON"),
+    ("Llewellyn, L L E W E L L Y N", "spelling", "LLEWELLYN"),   # a doubled first letter said as such stays
 ]
 
 
