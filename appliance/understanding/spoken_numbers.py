@@ -202,8 +202,9 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
 
 
 _TOKEN_DIGITS = re.compile(r"^\d[\d.\-]*$")
-# speech-to-text writes a spoken "oh" inside a digit group as the letter: "o412", "07o0"
-_TOKEN_OH_DIGITS = re.compile(r"^(?=[o\d]*\d)(?=[o\d]*o)[o\d]{3,}$")
+# speech-to-text writes a spoken "oh" inside a digit group as a letter: "o412", "07o0", and, for an "oh" with a
+# glide, "l770l" or "990w" (no word mixes those letters with digits)
+_TOKEN_OH_DIGITS = re.compile(r"^(?=[olw\d]*\d)(?=[olw\d]*[olw])[olw\d]{3,}$")
 
 
 def _digit_piece(tokens: tuple[str, ...], i: int) -> tuple[str | None, int]:
@@ -211,7 +212,7 @@ def _digit_piece(tokens: tuple[str, ...], i: int) -> tuple[str | None, int]:
     if _TOKEN_DIGITS.match(tok):
         return re.sub(r"\D", "", tok), i + 1
     if _TOKEN_OH_DIGITS.match(tok):
-        return tok.replace("o", "0"), i + 1
+        return re.sub(r"[olw]", "0", tok), i + 1
     if tok in ("double", "triple") and i + 1 < len(tokens):
         single = _single_digit(tokens[i + 1])
         if single is not None:

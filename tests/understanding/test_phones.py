@@ -27,6 +27,8 @@ PHONES = [
     # speech-to-text's letter O for a spoken "oh"
     ("O412 345 678", "AU", "+61412345678"),
     ("O7700 900 123", "GB", "+447700900123"),
+    ("L770L, 90L 123", "GB", "+447700900123"),        # an "oh" with a glide, heard as L or W
+    ("0770W 900 123", "GB", "+447700900123"),
 ]
 
 
