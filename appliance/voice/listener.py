@@ -26,7 +26,11 @@ Each finished turn is transcribed whole and sent on as a CallerTurnFrame. If
 the caller speaks again before that transcript is handed over (a pause
 mid-sentence taken for the end), the utterance is reopened and sent later as
 one turn, so the engine never answers half a sentence it was about to get
-whole. If
+whole. A transcript is handed over only once the line has been quiet
+`HANDOVER_QUIET_S` after the words (sound starting again meanwhile holds it
+for the VAD to reopen the utterance): with Whisper as quick as it is now,
+"Oh sorry, | I think I dialled the wrong number" otherwise reached the engine
+as two turns over a real-time line. If
 STT fails, the turn still goes on, marked `stt_failed`, so the engine asks
 again: the call never goes quiet.
 """
@@ -78,6 +82,12 @@ ONSET_LEVEL = 300
 ONSET_GAP_S = 0.3
 ONSET_BACK_S = 3.0
 MAX_BARGE_CHECKS = 3
+# a pause inside a caller's sentence ends within this (the simulated caller's longest: 0.52 s); a turn is handed
+# to the engine only after this much quiet following its words, so that the rest of the sentence can join it
+HANDOVER_QUIET_S = 0.6
+HANDOVER_SOUND_S = 0.04   # sound this long after the words (past their fading) means the caller went on
+WORD_FADE_S = 0.15        # how long the VAD's end of speech may still carry the last word's fading sound
+HANDOVER_MAX_HOLD_S = 1.5 # wall time; a noisy line never holds a turn longer than this
 
 
 @dataclass
@@ -365,6 +375,9 @@ class CallerListener(FrameProcessor):
             heard = Transcript("", (time.time() - turn_end) * 1000, len(pcm) / 2 / self.rate)
         if not self.accepting or utt.finished_as != generation:
             return  # the caller went on: this utterance will be sent again, whole
+        await self._hold_for_more(utt, generation)
+        if not self.accepting or utt.finished_as != generation:
+            return
         if failed is not None:
             self.stt_failures += 1
             log.error("call %s: STT failed on a %.1f s utterance (%s); asking the caller again", self.call_id,
@@ -376,6 +389,30 @@ class CallerListener(FrameProcessor):
             text=heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end, turn_end=turn_end,
             heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s, stt_failed=failed is not None,
             barged_in=utt.confirmed))
+
+
+    async def _hold_for_more(self, utt: _Utterance, generation: int) -> None:
+        """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's words, or the caller has
+        gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
+        quiet_from = utt.end_sample + int(WORD_FADE_S * self.rate)
+        quiet_until = utt.end_sample + int(HANDOVER_QUIET_S * self.rate)
+        give_up = time.monotonic() + HANDOVER_MAX_HOLD_S
+        while utt.finished_as == generation and self.accepting and time.monotonic() < give_up:
+            if self._samples >= quiet_until and not self._sound_since(quiet_from):
+                return
+            await asyncio.sleep(0.02)
+
+    def _sound_since(self, sample: int) -> bool:
+        """Whether the line has carried HANDOVER_SOUND_S of sound in a row since `sample`."""
+        needed = int(HANDOVER_SOUND_S * self.rate)
+        run = 0
+        for first, _, pcm in self._history:
+            if first < sample:
+                continue
+            run = run + len(pcm) // 2 if _rms(pcm) >= ONSET_LEVEL else 0
+            if run >= needed:
+                return True
+        return False
 
 
 def _swallow(future: asyncio.Future) -> None:

@@ -125,3 +125,89 @@ def test_speech_over_the_agent_is_judged_whole_not_by_a_check_on_its_first_half_
 
     asyncio.run(scenario())
 
+
+
+class _QuickTranscriber:
+    """Hears "words" at once, as Whisper in its short window nearly does."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.clips: list[float] = []
+
+    def transcribe(self, pcm, rate, *, hotwords=None):
+        from appliance.voice.stt import Transcript
+
+        self.clips.append(len(pcm) / 2 / rate)
+        return Transcript(f"words for {len(pcm) / 2 / rate:.1f} s", 1.0, len(pcm) / 2 / rate)
+
+
+def _quick_listener():
+    import asyncio
+
+    from appliance.voice.frames import CallerTurnFrame
+
+    ears = CallerListener(transcriber=_QuickTranscriber(), rate=RATE, vad_start_secs=0.2, vad_stop_secs=0.5)
+    ears.create_task = lambda coro, *a, **k: asyncio.get_running_loop().create_task(coro)
+    turns: list = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, CallerTurnFrame):
+            turns.append(frame)
+
+    ears.push_frame = push_frame
+    return ears, turns
+
+
+def test_a_pause_mid_sentence_does_not_hand_half_of_it_to_the_engine():
+    """"Oh sorry, | I think I dialled the wrong number": quick STT had the first half answered on its own."""
+    import asyncio
+
+    async def scenario():
+        ears, turns = _quick_listener()
+        feed(ears, 0.5, 0)
+        ears._speech_started()
+        feed(ears, 0.6, 1000)                   # "Oh sorry,"
+        feed(ears, 0.5, 0)                      # the comma's pause: the VAD calls it the end (no Smart Turn)
+        ears._speech_stopped()
+        await asyncio.sleep(0.1)                # Whisper has the first half by now
+        feed(ears, 0.2, 1000)                   # "I think I dialled ..." begins, the VAD not yet sure
+        await asyncio.sleep(0.1)
+        assert turns == []                      # held: the caller went on
+        ears._speech_started()                  # the VAD's start, 0.2 s into the rest: the utterance reopens
+        feed(ears, 1.5, 1000)
+        feed(ears, 0.5, 0)
+        ears._speech_stopped()
+        feed(ears, 0.6, 0)
+        for _ in range(100):
+            if turns:
+                break
+            await asyncio.sleep(0.02)
+        assert len(turns) == 1 and turns[0].audio_s >= 0.6 + 0.5 + 0.2 + 1.5   # one turn: both halves and the pause
+
+    asyncio.run(scenario())
+
+
+def test_a_finished_turn_is_handed_over_once_the_line_has_been_quiet_long_enough():
+    import asyncio
+
+    from appliance.voice.listener import HANDOVER_QUIET_S
+
+    async def scenario():
+        ears, turns = _quick_listener()
+        feed(ears, 0.5, 0)
+        ears._speech_started()
+        feed(ears, 1.0, 1000)
+        feed(ears, 0.5, 0)
+        ears._speech_stopped()                  # the words ended 0.5 s ago
+        await asyncio.sleep(0.2)
+        assert turns == []                      # not yet HANDOVER_QUIET_S of quiet
+        feed(ears, HANDOVER_QUIET_S - 0.5 + 0.04, 0)
+        for _ in range(50):
+            if turns:
+                break
+            await asyncio.sleep(0.02)
+        assert len(turns) == 1
+
+    asyncio.run(scenario())
