@@ -230,7 +230,10 @@ class Engine:
                 self._take(edge, hit, state)
                 return first or hit
         if side_trips:
-            self._say_state(state, reask=True)
+            if state.after_side_trip:
+                self._enter(state.after_side_trip, first)
+            else:
+                self._say_state(state, reask=True)
             return first
         return None
 

@@ -41,7 +41,7 @@ CALLBACK_REASONS = (
 
 _TOP_KEYS = {"version", "start", "options", "global_edges", "states", "templates"}
 _STATE_KEYS = {"kind", "waiting_for", "say", "reask", "reprompt", "run", "edges", "confirms",
-               "on_stuck", "on_failure", "listens_for", "ignore_globals", "outcome"}
+               "on_stuck", "on_failure", "after_side_trip", "listens_for", "ignore_globals", "outcome"}
 _EDGE_KEYS = {"when", "to", "say", "reason", "clear"}
 _GLOBAL_KEYS = _EDGE_KEYS | {"id", "side_trip"}
 _OPTION_DEFAULTS = {"max_misses": 2, "dob_attempts": 2, "name_attempts": 2, "on_stuck": None, "on_error": None}
@@ -109,6 +109,9 @@ class State:
     confirms: str | None = None
     on_stuck: str | None = None
     on_failure: str | None = None
+    # where a question answered here leads (default: back to this state's question). "What else can I help
+    # you with?" after the opening hours is not the opening question again: it waits for anything_else
+    after_side_trip: str | None = None
     listens_for: tuple[str, ...] = ()
     ignore_globals: frozenset[str] = frozenset()
     outcome: str | None = None       # terminal states: the call's outcome when it ends here
@@ -276,6 +279,7 @@ def _parse_state(name: str, body: Any, problems: list) -> State:
         confirms=body.get("confirms"),
         on_stuck=body.get("on_stuck"),
         on_failure=body.get("on_failure"),
+        after_side_trip=body.get("after_side_trip"),
         listens_for=tuple(body.get("listens_for") or ()),
         ignore_globals=frozenset(body.get("ignore_globals") or ()),
         outcome=body.get("outcome"),
@@ -391,6 +395,9 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
                 problems.append((f"{path}.ignore_globals", f"unknown global edge id {gid!r}"))
         known_target(state.on_stuck, f"{path}.on_stuck")
         known_target(state.on_failure, f"{path}.on_failure")
+        known_target(state.after_side_trip, f"{path}.after_side_trip")
+        if state.after_side_trip and not state.waits:
+            problems.append((f"{path}.after_side_trip", f"state {name!r} does not wait for the caller, so no question is answered in it"))
         if state.on_stuck and not state.waits:
             problems.append((f"{path}.on_stuck", f"state {name!r} does not wait for the caller, so it cannot get stuck"))
         for i, edge in enumerate(state.edges):
@@ -426,7 +433,7 @@ def _incoming(flow: Flow) -> dict[str, list[tuple[str, Edge | None, str]]]:
         for edge in state.edges:
             if edge.to in ways:
                 ways[edge.to].append((name, edge, "edge"))
-        for key in ("on_stuck", "on_failure"):
+        for key in ("on_stuck", "on_failure", "after_side_trip"):
             target = getattr(state, key)
             if target in ways:
                 ways[target].append((name, None, key))

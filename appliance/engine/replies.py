@@ -8,10 +8,12 @@ may use and how to say it. The flow validator checks templates against
 from __future__ import annotations
 
 import string
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Callable
 
 from ..domain import ANYONE, AppointmentRecord, Slot
+from ..understanding.calendar_phrases import find_days
+from ..understanding.normalise import normalise
 from .conditions import RuleEnv, possible_locations
 from .context import CallContext
 from .speech import (WEEKDAYS, join_words, say_date_of_birth, say_day, say_minutes, say_phone, say_price,
@@ -96,11 +98,35 @@ class Facts:
     def fact_crisis_number(self) -> str:
         return self.env.profile.crisis_number
 
-    def fact_hours(self) -> str:
-        hours = self.env.profile.hours
+    def fact_hours_answer(self) -> str:
+        """The hours of the days the caller asked about ("are you open on Saturdays?"), else the whole week:
+        read out on a phone, a week of split shifts takes twenty seconds nobody asked for."""
+        asked = self._weekdays_asked()
+        if not asked:
+            return f"We're open {self.fact_hours()}."
+        parts = []
+        for day in asked:
+            text = self._day_hours(day)
+            parts.append(f"on {WEEKDAYS[day]} we're open {text}" if text else f"on {WEEKDAYS[day]} we're closed")
+        return _capital(join_words(parts)) + "."
 
-        def ranges(day: int) -> str:
-            return join_words([f"{say_time(r.start)} to {say_time(r.end)}" for r in hours.get(day, ())])
+    def _weekdays_asked(self) -> list[int]:
+        utt = self.ctx.utt
+        if utt is None or not utt.text:
+            return []
+        days: set[int] = set()
+        for mention in find_days(normalise(utt.text).tokens, self.now, self.env.profile.region):
+            span = (mention.end - mention.first).days
+            if span > 7:
+                return []   # "next month": the whole week is the answer
+            days.update((mention.first + timedelta(days=k)).weekday() for k in range(span))
+        return sorted(days)
+
+    def _day_hours(self, day: int) -> str:
+        return join_words([f"{say_time(r.start)} to {say_time(r.end)}" for r in self.env.profile.hours.get(day, ())])
+
+    def fact_hours(self) -> str:
+        ranges = self._day_hours
 
         groups: list[tuple[int, int, str]] = []
         for day in range(7):

@@ -77,6 +77,36 @@ def test_price_side_trip_answers_and_returns(engine):
         ("offer_slots", "answer_price"), ("answer_price", "offer_slots")]
 
 
+def test_a_question_before_any_task_is_answered_then_anything_else_not_the_opening_again(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("what are your opening hours?")
+    assert "Monday" in result.reply and result.reply.endswith("Is there anything else I can help you with?")
+    assert result.waiting_for == "anything_else" and result.state == "anything_else"
+    result = engine.turn("no, that's all, thanks")
+    assert result.ended and result.outcome == "info" and result.hangup
+
+
+def test_a_task_after_a_question_is_still_taken_up(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("how much is a follow-up?")
+    result = engine.turn("great, I'd like to book one please")
+    assert engine.ctx.task == "book" and engine.ctx.service_id == "followup", (result.reply, result.state)
+    assert result.waiting_for != "service", result.reply
+
+
+@pytest.mark.parametrize("line, said, unsaid", [
+    ("are you open on Fridays?", ["On Friday we're open 8 am to 3 pm."], ["Monday", "Tuesday"]),
+    ("are you open on Saturday?", ["On Saturday we're closed."], ["Friday"]),
+    ("what are your hours on Monday and Thursday?", ["Monday", "12 pm", "Thursday"], ["Friday"]),
+    ("when are you open?", ["Monday", "Friday"], []),
+])
+def test_the_hours_of_the_days_asked_about_else_the_week(engine, line, said, unsaid):
+    engine.start(CallInfo(caller_id=SARAH))
+    reply = engine.turn(line).reply
+    assert all(part in reply for part in said), reply
+    assert not any(part in reply for part in unsaid), reply
+
+
 @pytest.mark.parametrize("lines", [
     [],
     ["I want to book a follow-up"],

@@ -101,6 +101,9 @@ def test_global_edge_into_a_write_is_rejected(raw):
     (lambda d: d["states"]["load_bookings"].update(run=[]), "action state 'load_bookings' has no tools"),
     (lambda d: d["states"]["greeting"].update(kind="thinking"), "must be one of decision, action, terminal"),
     (lambda d: d["states"]["offer_slots"].update(confirms="book"), "does not wait for `confirm`"),
+    (lambda d: d["states"]["greeting"].update(after_side_trip="nowhere"), "unknown state 'nowhere'"),
+    (lambda d: d["states"]["load_bookings"].update(after_side_trip="anything_else"),
+     "state 'load_bookings' does not wait for the caller, so no question is answered in it"),
 ])
 def test_each_structural_rule(raw, change, expected):
     assert expected in broken(raw, change)

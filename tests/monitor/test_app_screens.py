@@ -21,14 +21,14 @@ def test_state_machine_tables_show_the_right_counts(seeded_db):
             assert cells(states, "booking_in_progress")[1:3] == ["?", "1"]
             assert cells(states, "booking_in_progress")[-1] == "⚑ NOT IN FLOW"
             summary = str(app.query_one("#flow-summary").render())
-            assert "⚑ 1 not in flow" in summary and "Last 10 calls: 33 of 64 states observed" in summary
+            assert "⚑ 1 not in flow" in summary and "Last 10 calls: 34 of 64 states observed" in summary
             await pilot.press("o")
             assert await settle(pilot, lambda: app.focused is not None and app.focused.id == "tools")
             assert cells(app.query_one("#tools"), "CreateAppointment")[1:7] == ["3", "1", "1", "1", "0", "67%"]
             await pilot.press("g")
             triggers = app.query_one("#triggers")
             rows = [cells(triggers, key.value)[:2] for key in triggers.rows]
-            assert ["booking_request/medium", "1"] in rows and len(rows) == 19
+            assert ["booking_request/medium", "1"] in rows and len(rows) == 18
             assert "▸ g Triggers" in str(app.query_one("#flow-summary").render())
 
     run(scenario())
