@@ -53,12 +53,21 @@ def _absorb_task(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
     open_question = waiting_for in ("intent", "anything_else") or ctx.task is None
     if not (open_question or utt.has("correction")):
         return
+    discussed = ctx.question_service_ids
     if waiting_for == "anything_else" or (ctx.task is not None and task != ctx.task):
         ctx.reset_task_details()
     ctx.task = task
     ctx.given.add("task")
+    if task == "book" and _refers_back(utt) and len(discussed) == 1 and not utt.service_ids:
+        # "how much is a massage?" ... "I'd like to book one": the one just talked about
+        ctx.service_id = discussed[0]
+        ctx.given.add("service")
     if task in EXISTING_BOOKING_TASKS and ctx.bookings is None:
         ctx.booking_hint_texts.append(utt.text)
+
+
+def _refers_back(utt: Utterance) -> bool:
+    return any(s.name == "book" and "booking_back_reference" in s.evidence for s in utt.intents)
 
 
 def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:

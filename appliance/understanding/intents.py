@@ -35,6 +35,9 @@ _ZERO = frozenset({"0", "zero", "oh"})
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _OWNED_BEFORE = re.compile(r"\b(?:my|our|his|her|their)(?: [a-z]+)? $")
 _SPEAK_TO = re.compile(r"\b(?:speak|talk|chat) (?:to|with)(?: dr| doctor)? $")
+# "book one" picks an offered time at a slot choice, but asked what else they want after a price or service
+# answer, it is the service just talked about
+_BOOK_THE_ONE_DISCUSSED = re.compile(r"\bbook(?:ing)? (?:one|it|that|this|them|one of (?:those|them|these))\b")
 
 
 def detect_intents(
@@ -53,6 +56,7 @@ def detect_intents(
     read_conversation_acts(ct, waiting_for, hits)
     _from_catalog(ct, waiting_for, hits, service_positions, practitioner_positions)
     _lone_zero(ct, waiting_for, hits)
+    _book_the_one_discussed(ct, waiting_for, hits)
     _settle(hits, waiting_for)
     return _ordered(hits)
 
@@ -87,6 +91,14 @@ def _from_catalog(ct: CallerText, waiting_for: str, hits: dict[str, Hit],
         if _SEE_PRACTITIONER.search(ct.text[:pos]) and waiting_for in ("intent", "anything_else"):
             add_hit(hits, "book", "medium", pos, EVIDENCE["book"])
             hits["book"].labels.append("practitioner_mention")
+
+
+def _book_the_one_discussed(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
+    if waiting_for not in ("intent", "anything_else") or _has_task(hits):
+        return
+    m = _BOOK_THE_ONE_DISCUSSED.search(ct.text)
+    if m and not negated_before(ct, m.start(), 3):
+        add_hit(hits, "book", "medium", m.start(), "booking_back_reference")
 
 
 def _lone_zero(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:

@@ -52,3 +52,10 @@ def test_a_question_about_a_service_is_not_a_booking() -> None:
     utterance = hear("what is a remedial massage")
     assert intent_names(utterance) == ["service_info"]
     assert utterance.service_ids == ("massage",)
+
+
+def test_book_one_is_a_booking_at_an_open_question_and_a_pick_at_a_slot_choice() -> None:
+    assert "book" in intent_names(hear("great, I'd like to book one please", "anything_else"))
+    assert "book" in intent_names(hear("can I book it?", "intent"))
+    assert "book" not in intent_names(hear("I don't want to book one", "anything_else"))
+    assert "book" not in intent_names(hear("I'll book that one", "slot_choice"))
