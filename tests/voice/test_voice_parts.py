@@ -91,6 +91,7 @@ def test_the_next_answer_s_likely_words_lead_the_prompt():
     # the positions, never the offered times: told "12:30 pm, 12:45 pm", Whisper heard "the second one, 12."
     assert turn_hotwords("slot_choice") == "the first one, the second one"
     assert "Thursday" in turn_hotwords("time_preference")
+    assert turn_hotwords("spelling").startswith("A, B, C, D")
     assert turn_hotwords("dob") == ""
 
 
