@@ -76,9 +76,8 @@ def test_four_calls_at_once(line, runtime, flow, tmp_path):
 
     results = asyncio.run(all_calls())
 
-    # Four callers' phones (four pjsua2 processes) and four pipelines on two cores: at the busiest moment
-    # the media threads can starve and a caller's first words reach Whisper garbled. Every call must still
-    # be answered, spoken to and closed properly with a sane outcome; most must go exactly as scripted.
+    # Four callers' phones (four pjsua2 processes) and four pipelines on two cores, all going as scripted
+    # (5 runs of 5 since the listener waits for the line to go quiet before handing a turn over)
     as_scripted = 0
     for result in results:
         assert result.summary is not None, result.verdict.failures
@@ -86,6 +85,6 @@ def test_four_calls_at_once(line, runtime, flow, tmp_path):
         assert result.verdict.outcome in ("info", "callback"), (result.verdict.failures, result.heard)
         assert len(result.call_record["turns"]) >= 3, result.heard
         as_scripted += result.verdict.passed
-    assert as_scripted >= 3, [(r.verdict.failures, r.heard) for r in results]
+    assert as_scripted == 4, [(r.verdict.failures, r.heard) for r in results]
     assert len({result.summary.call_id for result in results}) == 4
     assert [result.call_record["call"]["caller_id"] for result in results] == callers   # each call found its scenario
