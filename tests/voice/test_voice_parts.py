@@ -92,6 +92,7 @@ def test_the_next_answer_s_likely_words_lead_the_prompt():
     assert turn_hotwords("slot_choice") == "the first one, the second one"
     assert "Thursday" in turn_hotwords("time_preference")
     assert turn_hotwords("spelling").startswith("A, B, C, D")
+    assert turn_hotwords("phone") == "0 1 2 3 4 5 6 7 8 9"
     assert turn_hotwords("dob") == ""
 
 
