@@ -143,6 +143,12 @@ def slot_picked(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def something_written(ctx: CallContext, env: RuleEnv) -> bool:
+    """A booking, change, cancellation or callback request was made in this call."""
+    return bool(ctx.writes) or ctx.callback_created
+
+
+@rule
 def has_new_task(ctx: CallContext, env: RuleEnv) -> bool:
     return "task" in ctx.given
 

@@ -78,7 +78,7 @@ class CallContext:
     end_action: str | None = None
     hung_up: bool = False
 
-    # writes that happened, in order: (outcome word, tool name)
+    # writes that happened, in order: booked, rescheduled, cancelled, waitlisted
     writes: list[str] = field(default_factory=list)
 
     # the read-back just said, and its kind (see read_backs.py)

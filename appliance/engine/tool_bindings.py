@@ -109,6 +109,8 @@ def apply_result(run: ToolRun, raw: dict | None, ctx: CallContext, store) -> Non
     elif name in ("CancelAppt", "CancelAppointments"):
         ctx.cancelled = tuple(raw["cancelled"])
         ctx.writes.append("cancelled")
+    elif name == "AddToWaitlist":
+        ctx.writes.append("waitlisted")
     elif name == "CreateCallbackRequest":
         ctx.callback_created = True
     elif name == "TransferCall":

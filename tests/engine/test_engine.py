@@ -86,6 +86,24 @@ def test_a_question_before_any_task_is_answered_then_anything_else_not_the_openi
     assert result.ended and result.outcome == "info" and result.hangup
 
 
+def test_a_caller_not_understood_after_only_an_answer_is_offered_a_call_back_not_a_goodbye(engine):
+    # the first line misheard as a question ("Acupuncture" for "uh, the, hmm"): the caller still wants something
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("what are your opening hours?")
+    result = say(engine, "the blue thing from before", "with the um", "the other one")
+    assert result.ended and result.outcome == "callback", (result.reply, result.state)
+    assert [t.to_state for t in result.transitions][:2] == ["anything_else_unclear", "callback_unclear"]
+    assert "call you back" in result.reply
+
+
+def test_a_caller_not_understood_after_a_booking_is_said_goodbye_to(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "book a follow-up at the City clinic", "Sarah Johnson", "4 March 1985", "Thursday afternoon",
+        "the first one", "yes")
+    result = say(engine, "the blue thing from before", "with the um", "the other one")
+    assert result.ended and result.outcome == "booked", (result.reply, result.state)
+
+
 def test_a_task_after_a_question_is_still_taken_up(engine):
     engine.start(CallInfo(caller_id=SARAH))
     engine.turn("how much is a follow-up?")
