@@ -45,6 +45,10 @@ _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
 _LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
 # below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
 HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
+# Whisper given a clip that starts on a word (the turn's onset cut a little late) may write only the prompt:
+# "Chiropractic" for a whole 6.5 s sentence. A moment of silence before every clip: word errors 18.5% -> 16.9%
+# over scenario lines as synthesised, 21.6% -> 19.9% with their first 50 ms cut off
+LEAD_IN_S = 0.3
 # the most tokens a second of speech can need (fast digits are about 6), plus room for a short clip
 TOKENS_PER_S = 10
 TOKENS_MIN = 16
@@ -214,7 +218,8 @@ class WhisperTranscriber:
         audio = resample(to_float(pcm), rate, WHISPER_RATE)
         if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
             hotwords = None
-        text = self.transcribe_array(audio, hotwords=hotwords)
+        lead_in = np.zeros(int(LEAD_IN_S * WHISPER_RATE), np.float32)
+        text = self.transcribe_array(np.concatenate([lead_in, audio]), hotwords=hotwords)
         return Transcript(clean_transcript(text, hotwords), (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE)
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:

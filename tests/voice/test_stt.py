@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -63,3 +65,21 @@ def test_a_turn_too_long_for_one_window_is_read_as_faster_whisper_reads_it(runti
     heard = transcriber.transcribe_array(long_turn)
     assert "cancel" in heard.lower(), heard
     assert calls == [len(long_turn)]
+
+
+def test_a_turn_that_starts_on_a_word_is_heard_not_replaced_by_the_prompt(runtime, monkeypatch):
+    # a real turn from a spoken run: the listener's onset came a moment late, so the clip starts mid-"Hi";
+    # with no quiet before it Whisper wrote only the prompt's "Chiropractic" for the whole 6.5 s
+    import wave
+
+    import appliance.voice.stt as stt
+
+    with wave.open(str(Path(__file__).parent / "data" / "sales_line_onset_cut.wav")) as recording:
+        pcm, rate = recording.readframes(recording.getnframes()), recording.getframerate()
+    prompt = ("Cuba Street Chiropractic, Dr Sam Kereama, Dr Olivia Dunn, Initial consultation, first visit, "
+              "Adjustment, standard visit, follow-up, Cuba Street")
+    heard = runtime.transcriber.transcribe(pcm, rate, hotwords=prompt)
+    assert "calling from local search pro" in heard.text.lower(), heard.text
+    assert abs(heard.audio_s - 6.5) < 0.05                    # the lead-in is not counted as the caller's audio
+    monkeypatch.setattr(stt, "LEAD_IN_S", 0.0)
+    assert "search" not in runtime.transcriber.transcribe(pcm, rate, hotwords=prompt).text.lower()
