@@ -29,6 +29,7 @@ PHONES = [
     ("O7700 900 123", "GB", "+447700900123"),
     ("L770L, 90L 123", "GB", "+447700900123"),        # an "oh" with a glide, heard as L or W
     ("0770W 900 123", "GB", "+447700900123"),
+    ("0 7 7 0 well 9 0 well 1 2 3", "GB", "+447700900123"),  # an "oh" with a glide, written as a word
 ]
 
 
