@@ -240,6 +240,11 @@ NON_SERVICE = (
          r"\b(?:this is|it is|i am) (?:\w+ )?(?:from|with|at) (?:the )?(?:pharmacy|chemist|lab|laboratory|"
          r"pathology|hospital|radiology|imaging|supplier)\b",
          r"\b(?:this is|it is) the (?:pharmacy|chemist|lab|laboratory|pathology|hospital|radiology)\b",
+         # "this is Steve from BrightSmile Dental Supplies": a business calling, whatever its trade
+         r"\b(?:this is|it is|i am) (?:\w+ ){0,2}(?:from|with|at) (?:\w+ ){0,4}(?:supplies|supply|suppliers?|"
+         r"distributors?|wholesale|pty|ltd|limited|inc|llc|corporation|solutions|marketing|media)\b",
+         r"\bfollowing up (?:on|about) (?:your|the|an?|our) (?:\w+ ){0,2}(?:order|invoice|quote|proposal|"
+         r"delivery|shipment|account)\b",
          r"\bsuppliers?\b|\binvoices?\b|\binvoic\w+\b|\baccount balance\b|\boutstanding (?:balance|account|invoice|"
          r"amount|payment)\b|\bbilling (?:department|enquiry|inquiry|query|question|issue|problem|team|error)\b",
          r"\b(?:about|regarding|with) (?:my|an|the|your|our) (?:bill|billing|account|statement)\b",

@@ -175,6 +175,9 @@ CASES = {
         "this is the pharmacy",
         "hi this is Jenny from the pharmacy",
         "I'm calling from BrightSmile Dental Supplies about an overdue invoice",
+        # as Whisper heard it over SIP: 'invoice' lost, the business and the order still say who is calling
+        "High, this is Steve from Bright Smile Dental Supplies. I'm following up on your glove order and an overdue end voice.",
+        "hi it's Mark from Acme Pty Ltd",
         "I think I've been charged twice for my last session",
         "I'm not a patient",
         "is the owner available",
