@@ -8,12 +8,10 @@ may use and how to say it. The flow validator checks templates against
 from __future__ import annotations
 
 import string
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Callable
 
 from ..domain import ANYONE, AppointmentRecord, Slot
-from ..understanding.calendar_phrases import find_days
-from ..understanding.normalise import normalise
 from .conditions import RuleEnv, possible_locations
 from .context import CallContext
 from .speech import (WEEKDAYS, join_words, say_date_of_birth, say_day, say_minutes, say_phone, say_price,
@@ -101,7 +99,7 @@ class Facts:
     def fact_hours_answer(self) -> str:
         """The hours of the days the caller asked about ("are you open on Saturdays?"), else the whole week:
         read out on a phone, a week of split shifts takes twenty seconds nobody asked for."""
-        asked = self._weekdays_asked()
+        asked = self.ctx.utt.weekdays if self.ctx.utt is not None else ()
         if not asked:
             return f"We're open {self.fact_hours()}."
         parts = []
@@ -110,27 +108,13 @@ class Facts:
             parts.append(f"on {WEEKDAYS[day]} we're open {text}" if text else f"on {WEEKDAYS[day]} we're closed")
         return _capital(join_words(parts)) + "."
 
-    def _weekdays_asked(self) -> list[int]:
-        utt = self.ctx.utt
-        if utt is None or not utt.text:
-            return []
-        days: set[int] = set()
-        for mention in find_days(normalise(utt.text).tokens, self.now, self.env.profile.region):
-            span = (mention.end - mention.first).days
-            if span > 7:
-                return []   # "next month": the whole week is the answer
-            days.update((mention.first + timedelta(days=k)).weekday() for k in range(span))
-        return sorted(days)
-
     def _day_hours(self, day: int) -> str:
         return join_words([f"{say_time(r.start)} to {say_time(r.end)}" for r in self.env.profile.hours.get(day, ())])
 
     def fact_hours(self) -> str:
-        ranges = self._day_hours
-
         groups: list[tuple[int, int, str]] = []
         for day in range(7):
-            text = ranges(day)
+            text = self._day_hours(day)
             if groups and groups[-1][2] == text and groups[-1][1] == day - 1:
                 groups[-1] = (groups[-1][0], day, text)
             else:

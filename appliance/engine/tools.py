@@ -280,13 +280,16 @@ def _patient_dict(p: PatientRecord) -> dict:
 
 def _surname_heard(born: list[PatientRecord], heard: tuple[str, ...]) -> PatientRecord | None:
     """The one patient among `born` whose surname is one of the words in `heard` (near enough), else None."""
-    squeeze = lambda text: "".join(ch for ch in text.lower() if ch.isalpha())
-    words = {squeeze(word) for text in heard for word in text.split()} - {""}
-    found = [p for p in born if len(squeeze(p.last_name)) >= 3
-             and any(fuzz.ratio(squeeze(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)]
+    words = {_letters(word) for text in heard for word in text.split()} - {""}
+    found = [p for p in born if len(_letters(p.last_name)) >= 3
+             and any(fuzz.ratio(_letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)]
     return found[0] if len(found) == 1 else None
 
 
 def _heard_alike(on_file: str, heard: str) -> bool:
-    squeeze = lambda text: "".join(ch for ch in text.lower() if ch.isalpha())
-    return fuzz.ratio(squeeze(on_file), squeeze(heard)) >= HEARD_NAME_THRESHOLD
+    return fuzz.ratio(_letters(on_file), _letters(heard)) >= HEARD_NAME_THRESHOLD
+
+
+def _letters(text: str) -> str:
+    """A name compared as its letters only: spaces, hyphens and apostrophes moved by speech-to-text cost nothing."""
+    return "".join(ch for ch in text.lower() if ch.isalpha())

@@ -14,6 +14,8 @@ to what the agent was waiting for:
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from .appointment_references import covered, reference_spans
 from .booking_picks import mentions_every_booking, pick_bookings
 from .calendar_phrases import find_days, may_name_days
@@ -124,7 +126,19 @@ def understand(text: str, context: ListenContext) -> Utterance:
         location_id=findings.location_id,
         practitioner_id=findings.practitioner_id,
         window=window,
+        weekdays=_weekdays(days),
         slot_pick=slot_pick,
         booking_picks=booking_picks,
         patient_status=patient_status(ct),
     )
+
+
+def _weekdays(days) -> tuple[int, ...]:
+    """The weekdays the day mentions cover; none when one covers more than a week ("next month")."""
+    covered: set[int] = set()
+    for mention in days:
+        span = (mention.end - mention.first).days
+        if span > 7:
+            return ()
+        covered.update((mention.first + timedelta(days=k)).weekday() for k in range(span))
+    return tuple(sorted(covered))

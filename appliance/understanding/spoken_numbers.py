@@ -190,7 +190,7 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
             i += 1
         while i < n:
             piece, nxt = _digit_piece(tokens, i)
-            if piece is None and tokens[i] in _OH_OH_WORDS and digits.strip("+") and i + 1 < n \
+            if piece is None and tokens[i] in _OH_AS_A_WORD and digits.strip("+") and i + 1 < n \
                     and _digit_piece(tokens, i + 1)[0] is not None:
                 piece, nxt = "0", i + 1
             if piece is None:
@@ -205,7 +205,7 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
 
 
 # an "oh" with a glide, written as a word between digits: "0 7 7 0 well 9 0 well 1 2 3", "oh well well"
-_OH_OH_WORDS = frozenset({"well"})
+_OH_AS_A_WORD = frozenset({"well"})
 _TOKEN_DIGITS = re.compile(r"^\d[\d.\-]*$")
 # speech-to-text writes a spoken "oh" inside a digit group as a letter: "o412", "07o0", and, for an "oh" with a
 # glide, "l770l" or "990w" (no word mixes those letters with digits)

@@ -157,17 +157,16 @@ def turn_hotwords(waiting_for: str) -> str:
     ("the second one, 12." for "the second one" when 12:30 and 12:45 were
     offered), and they do not help it write "the 8:30 one" (which
     understanding reads from "D831" and the like; see slot_picks)."""
-    if waiting_for == "slot_choice":
-        return "the first one, the second one"
-    if waiting_for == "time_preference":
-        return _WHEN_WORDS
-    if waiting_for == "spelling":
-        return _ALPHABET_PROMPT
-    if waiting_for == "phone":
-        return _DIGITS_PROMPT
-    if waiting_for == "dob":
-        return _DATE_PROMPT
-    return ""
+    return _TURN_PROMPTS.get(waiting_for, "")
+
+
+_TURN_PROMPTS = {
+    "slot_choice": "the first one, the second one",
+    "time_preference": _WHEN_WORDS,
+    "spelling": _ALPHABET_PROMPT,
+    "phone": _DIGITS_PROMPT,
+    "dob": _DATE_PROMPT,
+}
 
 
 def hotwords_for(catalog, profile=None) -> str:

@@ -98,7 +98,7 @@ CALL = [
     ("phone", "oh four one two, three four five, six seven eight", {"phone": "+61412345678"}),
     ("location", "the City one", {"location_id": "city"}),
     ("time_preference", "Wednesday morning", {"window": TimeWindow(
-        "Wednesday morning", datetime(2026, 11, 25), datetime(2026, 11, 26), None, time(12))}),
+        "Wednesday morning", datetime(2026, 11, 25), datetime(2026, 11, 26), None, time(12)), "weekdays": (2,)}),
     ("slot_choice", "the first one", {"slot_pick": 0}),
     ("confirm", "yes, that's right", {"intents": ["yes"]}),
     ("anything_else", "no thanks, that's all", {"intents": ["no", "goodbye"]}),
@@ -181,3 +181,9 @@ def test_a_thousand_lines_take_under_two_seconds() -> None:
         context, text = contexts[i % len(contexts)]
         understand(text, context)
     assert clock.perf_counter() - started < 2.0
+
+
+def test_the_weekdays_named_for_an_hours_question() -> None:
+    assert hear("are you open on Saturdays?").weekdays == (5,)
+    assert hear("what are your hours on Monday and Thursday?").weekdays == (0, 3)
+    assert hear("when are you open next month?").weekdays == ()
