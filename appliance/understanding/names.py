@@ -48,6 +48,7 @@ _BEFORE_LATER_NAME = frozenset({"for", "under", "is", "name", "called", "named",
 _TRAILING_POLITE = frozenset({"please", "thanks", "thank", "you", "here", "speaking", "calling", "that", "is", "it",
                               "right", "mate"})
 _SPEAKING = frozenset({"speaking", "here"})
+_LISTING = frozenset({"and", "or", "with", "for", "to"})  # "Tom and Jerry": two people, not one name
 _INTRODUCING = frozenset({"calling", "speaking", "here", "ringing", "phoning", "from"})
 _GREETINGS = frozenset({"hi", "hello", "hey", "morning", "afternoon", "evening", "yes", "yeah", "oh", "g'day", "gday"})
 
@@ -383,6 +384,9 @@ def _bare_name(ct: CallerText, waiting_for: str, spelled: list[Spelled], blocked
         return None
     rest = [t for t in tokens[run.end:] if t not in _TRAILING_POLITE]
     whole = not rest
+    surname = _surname_after_bent_words(ct, run, waiting_for, spelled, blocked)
+    if surname is not None:
+        return _respell(PersonName(first=title_case(run.parts[0]), last=surname), ct, spelled)
     # "Johnson, Sarah": surname, then the first name after a pause.
     if len(run.parts) == 1 and run.end < n and run.end in ct.clause_starts and waiting_for == "full_name":
         second = _read_run(ct, run.end, blocked)
@@ -398,6 +402,22 @@ def _bare_name(ct: CallerText, waiting_for: str, spelled: list[Spelled], blocked
     if len(run.parts) == 1 and waiting_for == "full_name" and spelled and _spells(spelled[0].letters, run.parts[0]):
         single = "last"  # "Smyth, S M Y T H": people spell their surname
     return _respell(_person(run.parts, single), ct, spelled)
+
+
+def _surname_after_bent_words(ct: CallerText, run: _Run, waiting_for: str, spelled: list[Spelled],
+                              blocked: frozenset[str]) -> str | None:
+    """The surname in "I love you Bennett" (said: "Olivia Bennett"): speech to text bends a first name into
+    ordinary words far more often than a surname, so a lone name word ending a full-name answer, one or two
+    small words after the first name word, is the surname. The lookup compares it with the record."""
+    tokens = ct.tokens
+    last = len(tokens) - 1
+    between = tokens[run.end:last]
+    if waiting_for != "full_name" or len(run.parts) != 1 or not 1 <= len(between) <= 2 \
+            or not all((t in STOP_WORDS or t in _TRAILING_POLITE) and t not in _LISTING for t in between) \
+            or any(s.start == last for s in spelled):
+        return None
+    tail = _read_run(ct, last, blocked, limit=1)
+    return title_case(tail.parts[0]) if tail is not None and not tail.ambiguous else None
 
 
 def _from_letters(spelled: list[Spelled], waiting_for: str) -> PersonName | None:

@@ -206,6 +206,15 @@ def test_an_exact_date_of_birth_and_a_heard_surname_are_put_to_the_caller_by_nam
     assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
 
 
+def test_a_first_name_bent_into_ordinary_words_still_leads_to_the_date_of_birth_not_a_last_name_question(engine):
+    """"I love you Bennett" for "Olivia Bennett" (a whole SIP run): the caller, asked for a last name on its
+    own, would only repeat the full name; with the surname read, the date of birth can find her."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up")
+    assert engine.turn("I love you Johnson").waiting_for == "dob"
+    assert engine.turn("fourth of March eighty five").state == "confirm_identity"
+
+
 def test_a_no_to_the_name_put_to_the_caller_goes_on_as_before_and_it_is_not_asked_again(engine):
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "Kate Johnson", "fourth of March eighty five")

@@ -67,6 +67,11 @@ PARTS = [
     ("no, the first name is wrong, it's Kris with a K, K R I S", "confirm", "Kris", None),
     ("actually, sorry, my last name is Smyth, S M Y T H, not Smith", "dob", None, "Smyth"),
     ("A R O H A, N G A T A", "spelling", "Aroha", "Ngata"),
+    # "Olivia Bennett" as Whisper heard it: the bent first name is kept (the lookup compares), the surname read
+    ("I love you Bennett", "full_name", "Love", "Bennett"),
+    ("I love you, Bennett.", "full_name", "Love", "Bennett"),
+    ("Tom and Jerry", "full_name", "Tom", None),     # two people, not one name
+    ("Sarah, thank you", "full_name", "Sarah", None),
 ]
 
 
