@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Callable
 
+import jellyfish
 from rapidfuzz import fuzz
 
 from ..domain import ANYONE, AppointmentRecord, PatientRecord, Slot, TimeWindow
@@ -161,6 +162,13 @@ class ToolRunner:
             elif p.id in prefer and first_name and _heard_alike(f"{p.first_name} {p.last_name}",
                                                                 f"{first_name} {last_name}"):
                 scored.append((last_score + first_score, p))
+        if not scored:
+            # The caller's own number, exactly this date of birth, and a surname that was heard or sounds
+            # heard ("Ali Marie" for Eilidh Murray, "Lifeline Reid" for Lachlan Reid): three things that
+            # agree, where speech to text bends the first name. Only when one patient fits.
+            fits = [p for p in born if p.id in prefer and _surname_heard([p], heard)]
+            if len(fits) == 1:
+                scored.append((0, fits[0]))
         if scored:
             scored.sort(key=lambda item: -item[0])
             patient = scored[0][1]
@@ -279,11 +287,20 @@ def _patient_dict(p: PatientRecord) -> dict:
 
 
 def _surname_heard(born: list[PatientRecord], heard: tuple[str, ...]) -> PatientRecord | None:
-    """The one patient among `born` whose surname is one of the words in `heard` (near enough), else None."""
+    """The one patient among `born` whose surname is one of the words in `heard`, near enough in letters or
+    the same in sound (metaphone: "Marie" for "Murray"), else None."""
     words = {_letters(word) for text in heard for word in text.split()} - {""}
+    sounds = {jellyfish.metaphone(word) for word in words}
     found = [p for p in born if len(_letters(p.last_name)) >= 3
-             and any(fuzz.ratio(_letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)]
+             and (any(fuzz.ratio(_letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
+                  or _sound(p.last_name) in sounds)]
     return found[0] if len(found) == 1 else None
+
+
+def _sound(name: str) -> str | None:
+    """A surname's metaphone, when it says enough to go on (two sounds or more: "Ng" alone would match "Nick")."""
+    sound = jellyfish.metaphone(_letters(name))
+    return sound if len(sound) >= 2 else None
 
 
 def _heard_alike(on_file: str, heard: str) -> bool:

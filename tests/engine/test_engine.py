@@ -215,6 +215,30 @@ def test_a_first_name_bent_into_ordinary_words_still_leads_to_the_date_of_birth_
     assert engine.turn("fourth of March eighty five").state == "confirm_identity"
 
 
+def test_the_callers_own_number_the_exact_birthday_and_a_surname_that_sounds_right_identify_her(engine, db):
+    """"Ali Marie" for Eilidh Murray over SIP: the first name bent past recognition, the surname only in sound.
+    With the caller's number on her record and her exact date of birth, no question is put."""
+    engine.start(CallInfo(caller_id="+61400000001"))
+    say(engine, "Hi, I'd like to book a follow-up", "Ali Jonsen")
+    engine.turn("fourth of March eighty five")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+    assert engine.ctx.state != "confirm_identity"
+
+
+def test_a_sounding_surname_without_the_callers_number_or_the_exact_birthday_identifies_nobody(make_engine):
+    withheld = make_engine()
+    withheld.start(CallInfo(caller_id=""))
+    say(withheld, "Hi, I'd like to book a follow-up", "Ali Jonsen")
+    assert withheld.turn("fourth of March eighty five").state == "confirm_identity"   # asked, by name
+    assert withheld.ctx.patient is None
+
+    other_day = make_engine()
+    other_day.start(CallInfo(caller_id="+61400000001"))
+    say(other_day, "Hi, I'd like to book a follow-up", "Ali Jonsen")
+    other_day.turn("fifth of March eighty five")
+    assert other_day.ctx.patient is None
+
+
 def test_a_no_to_the_name_put_to_the_caller_goes_on_as_before_and_it_is_not_asked_again(engine):
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "Kate Johnson", "fourth of March eighty five")
@@ -246,7 +270,9 @@ def test_twins_sharing_a_surname_and_a_birthday_are_never_guessed_between():
     emma = PatientRecord("p2", "Emma", "Bennett", date(1990, 7, 21), None)
     assert _surname_heard([olivia], ("I'll love you Bennett.",)) == olivia
     assert _surname_heard([olivia, emma], ("I'll love you Bennett.",)) is None
-    assert _surname_heard([olivia], ("I'll let you bend it.",)) is None
+    assert _surname_heard([olivia], ("I'll let you bend it.",)) == olivia      # "bend" sounds as "Bennett" does
+    assert _surname_heard([olivia, emma], ("I'll let you bend it.",)) is None
+    assert _surname_heard([olivia], ("I'll let you go.",)) is None
 
 
 def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(make_engine, store, clock):
