@@ -30,6 +30,11 @@ _HYPHEN_JOIN = "\x05"
 
 _MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
 _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
+# Whisper at phone quality writes "Thursday" as "first day" ("First day morning"); a first day that is not
+# someone's or something's ("the first day you have", "my first day") and comes before a time of day or
+# ends the clause is the weekday
+_THURSDAY_HEARD = re.compile(r"(?<!\bthe )(?<!\bmy )(?<!\byour )(?<!\bour )(?<!\bher )(?<!\bhis )(?<!\ba )"
+                             r"\bfirst day\b(?=\s*(?:$|[,.?!]|morning|afternoon|evening|arvo|at\b|after\b|before\b))")
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
 _DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
 _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
@@ -156,6 +161,8 @@ def normalise(raw: str) -> CallerText:
     if has_digit and "lash" in t:  # speech-to-text writes a spoken "11/30/1972" as "11-slash, 30-slash, 1972"
         t = _SPOKEN_SLASH.sub("/", t)
     # each substitution runs only when the text holds what it looks for
+    if "first day" in t:
+        t = _THURSDAY_HEARD.sub("thursday", t)
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:

@@ -172,3 +172,13 @@ def test_us_order_for_numeric_days() -> None:
 def test_a_yes_repeating_the_read_back_is_not_a_new_window() -> None:
     assert hear("yes, Thursday at 12 is fine", "confirm").window is None
     assert hear("no, make it Friday", "confirm").window.label == "Friday"
+
+
+@pytest.mark.parametrize("text", ["First day morning", "First day, morning.", "first day at 10", "first day"])
+def test_thursday_as_whisper_writes_it_at_phone_quality(text: str) -> None:
+    assert hear(text, "time_preference").weekdays == (3,), text   # a SIP run booked Wednesday for it
+
+
+@pytest.mark.parametrize("text", ["the first day you have", "my first day back at work"])
+def test_a_first_day_that_belongs_to_something_is_not_thursday(text: str) -> None:
+    assert 3 not in hear(text, "time_preference").weekdays, text
