@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,17 @@ def caller_phrases(scenario: Scenario) -> list[str]:
     return list(dict.fromkeys(line for line in lines if line))
 
 
+# Piper reads a lone "A" as the article ("uh"), so "A R O H A" was said "uh R O H A" and Whisper heard
+# "R, O, H, A": in a spelling (a run of lone letters) the letter is said by its name, in Piper's phonemes
+_SPELLED_A = re.compile(r"(?<![\w'])A(?=[ ,.]+[A-Z](?![\w'])|[,.]?$)|(?<=(?<![\w'])[A-Z][ ,.])A(?![\w'])")
+_LETTER_A = "[[ ˈeɪ ]]"
+
+
+def letters_said_as_letters(line: str) -> str:
+    """`line` for Piper to speak, with the letter A in a spelling said as a caller says it."""
+    return _SPELLED_A.sub(_LETTER_A, line) if "A" in line else line
+
+
 class CallerVoice:
     """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate.
 
@@ -86,7 +98,7 @@ class CallerVoice:
                 self._renditions[line] = [self._render(line)]
 
     def _render(self, line: str) -> bytes:
-        audio, voice_rate = self.runtime.synthesizer.speak_float(line)
+        audio, voice_rate = self.runtime.synthesizer.speak_float(letters_said_as_letters(line))
         return to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
 
     def audio(self, line: str) -> bytes:
