@@ -166,7 +166,7 @@ class ToolRunner:
             # The caller's own number, exactly this date of birth, and a surname that was heard or sounds
             # heard ("Ali Marie" for Eilidh Murray, "Lifeline Reid" for Lachlan Reid): three things that
             # agree, where speech to text bends the first name. Only when one patient fits.
-            fits = [p for p in born if p.id in prefer and _surname_heard([p], heard)]
+            fits = _surnames_heard([p for p in born if p.id in prefer], heard)
             if len(fits) == 1:
                 scored.append((0, fits[0]))
         if scored:
@@ -287,14 +287,19 @@ def _patient_dict(p: PatientRecord) -> dict:
 
 
 def _surname_heard(born: list[PatientRecord], heard: tuple[str, ...]) -> PatientRecord | None:
-    """The one patient among `born` whose surname is one of the words in `heard`, near enough in letters or
-    the same in sound (metaphone: "Marie" for "Murray"), else None."""
+    """The one patient among `born` whose surname was heard (see `_surnames_heard`), else None."""
+    found = _surnames_heard(born, heard)
+    return found[0] if len(found) == 1 else None
+
+
+def _surnames_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> list[PatientRecord]:
+    """The patients whose surname is one of the words in `heard`, near enough in letters or the same in
+    sound (metaphone: "Marie" for "Murray")."""
     words = {_letters(word) for text in heard for word in text.split()} - {""}
     sounds = {jellyfish.metaphone(word) for word in words}
-    found = [p for p in born if len(_letters(p.last_name)) >= 3
-             and (any(fuzz.ratio(_letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
-                  or _sound(p.last_name) in sounds)]
-    return found[0] if len(found) == 1 else None
+    return [p for p in patients if len(_letters(p.last_name)) >= 3
+            and (any(fuzz.ratio(_letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
+                 or _sound(p.last_name) in sounds)]
 
 
 def _sound(name: str) -> str | None:
