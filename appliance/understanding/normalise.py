@@ -33,8 +33,8 @@ _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
 # Whisper at phone quality writes "Thursday" as "first day" ("First day morning"); a first day that is not
 # someone's or something's ("the first day you have", "my first day") and comes before a time of day or
 # ends the clause is the weekday
-_THURSDAY_HEARD = re.compile(r"(?<!\bthe )(?<!\bmy )(?<!\byour )(?<!\bour )(?<!\bher )(?<!\bhis )(?<!\ba )"
-                             r"\bfirst day\b(?=\s*(?:$|[,.?!]|morning|afternoon|evening|arvo|at\b|after\b|before\b))")
+_FIRST_DAY = re.compile(r"\b(?:(the|my|your|our|her|his|a) )?first day\b"
+                        r"(?=\s*(?:$|[,.?!]|morning|afternoon|evening|arvo|at\b|after\b|before\b))")
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
 _DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
 _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
@@ -162,7 +162,7 @@ def normalise(raw: str) -> CallerText:
         t = _SPOKEN_SLASH.sub("/", t)
     # each substitution runs only when the text holds what it looks for
     if "first day" in t:
-        t = _THURSDAY_HEARD.sub("thursday", t)
+        t = _FIRST_DAY.sub(lambda m: m.group(0) if m.group(1) else "thursday", t)
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:
