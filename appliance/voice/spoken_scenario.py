@@ -68,14 +68,16 @@ def caller_phrases(scenario: Scenario) -> list[str]:
 
 
 # Piper reads a lone "A" as the article ("uh"), so "A R O H A" was said "uh R O H A" and Whisper heard
-# "R, O, H, A": in a spelling (a run of lone letters) the letter is said by its name, in Piper's phonemes
-_SPELLED_A = re.compile(r"(?<![\w'])A(?=[ ,.]+[A-Z](?![\w'])|[,.]?$)|(?<=(?<![\w'])[A-Z][ ,.])A(?![\w'])")
+# "R, O, H, A": in a spelling (two or more lone capitals in a row) the letter is said by its name, in
+# Piper's phonemes
+_SPELLING = re.compile(r"(?<![\w'])[A-Z](?![\w'])(?:[ ,.]+[A-Z](?![\w']))+")
+_LONE_A = re.compile(r"\bA\b")
 _LETTER_A = "[[ ˈeɪ ]]"
 
 
 def letters_said_as_letters(line: str) -> str:
     """`line` for Piper to speak, with the letter A in a spelling said as a caller says it."""
-    return _SPELLED_A.sub(_LETTER_A, line) if "A" in line else line
+    return _SPELLING.sub(lambda m: _LONE_A.sub(_LETTER_A, m.group(0)), line) if "A" in line else line
 
 
 class CallerVoice:
