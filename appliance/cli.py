@@ -338,13 +338,13 @@ def demo(scenario_file: Path | None, as_text: bool, mic: bool, fast: bool, sip: 
     db_path = paths.data_dir() / "demo.db"
     db_path.parent.mkdir(parents=True, exist_ok=True)
     if mic:
-        from .voice.demo import mic_demo
+        from .simulate.demo import mic_demo
 
         sys.exit(mic_demo(paths.clinic_path(), flow_def, db_path=db_path))
     for suffix in ("", "-wal", "-shm"):
         Path(str(db_path) + suffix).unlink(missing_ok=True)
     if not as_text:
-        from .voice.demo import spoken_demo
+        from .simulate.demo import spoken_demo
 
         sys.exit(spoken_demo(scenario, clinic, flow_def, db_path=db_path, fast=fast, label=str(scenario_file),
                              wav_path=wav_path or paths.data_dir() / "demo-call.wav", sip=sip))
@@ -425,7 +425,7 @@ def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, s
     if not files:
         _fail("no scenario files found in " + ", ".join(map(str, targets)))
     if spoken or sip:
-        from .voice.demo import simulate_spoken
+        from .simulate.demo import simulate_spoken
 
         sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast, sip=sip))
     passed = failed = 0

@@ -124,7 +124,7 @@ def component_figures(runtime) -> dict[str, float | None]:
 
 async def run_level(runtime, flow, sources, width: int) -> dict:
     from appliance.voice.runtime import peak_rss_mb
-    from appliance.voice.spoken_scenario import play_spoken
+    from appliance.simulate.spoken_call import play_spoken
 
     results = []
     started = time.perf_counter()

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from results_file import write_section  # noqa: E402
 
-from appliance.voice.word_error import word_errors  # noqa: E402
+from appliance.simulate.word_error import word_errors  # noqa: E402
 
 GOAL = 0.90
 

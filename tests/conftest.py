@@ -59,3 +59,20 @@ def store(db, clock, example_clinic_data):
 @pytest.fixture
 def recorder(db):
     return CallRecorder(db)
+
+
+@pytest.fixture(scope="session")
+def voice_data(tmp_path_factory):
+    return tmp_path_factory.mktemp("voice-data")
+
+
+@pytest.fixture(scope="session")
+def runtime(voice_data):
+    """The real voice models (Whisper base, Piper joe, Silero, Smart Turn; no LLM), loaded once per session."""
+    pytest.importorskip("pipecat")
+    from appliance.voice.runtime import VoiceRuntime, quiet_pipecat
+
+    from voice.spoken import voice_settings
+
+    quiet_pipecat("ERROR")
+    return VoiceRuntime(voice_settings(voice_data), load_llm=False)

@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..engine.types import CallInfo
-from ..voice.audio import CallTape
-from ..voice.conversation import CallEvent
-from ..voice.frames import AgentSpeechFrame
+from ..voice import AgentSpeechFrame, CallEvent, CallTape
 from .keypad import KeypadCollector
 from .phone_call import transfer_uri
 from .transport import SipTransport
@@ -95,7 +93,7 @@ class CallSession:
         started = time.monotonic()
         try:
             await self._post(self.phone_call.answer_with, 180)
-            from ..voice.engine_host import EngineHost
+            from ..voice import EngineHost
 
             self.host = EngineHost(self.call_id)
             info = CallInfo(caller_id=self.caller_id, call_id=self.call_id)
@@ -118,7 +116,7 @@ class CallSession:
             await self._tidy_up()
 
     async def _converse(self) -> None:
-        from ..voice.call import VoiceCall
+        from ..voice import VoiceCall
 
         self.voice_call = VoiceCall(
             self.service.runtime, transport=self.transport, host=self.host, engine=self.engine, rate=self.rate,

@@ -19,7 +19,7 @@ import asyncio
 from collections import deque
 from typing import Any, Callable
 
-from ..voice.audio import FRAME_MS, frame_bytes, resample_pcm
+from ..voice import FRAME_MS, frame_bytes, resample_pcm
 
 
 class OutgoingAudio:

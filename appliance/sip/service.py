@@ -91,7 +91,7 @@ class PhoneService:
 
     def start(self) -> None:
         """Load the models, warm the greeting, serve the monitor, listen for SIP; returns once listening."""
-        from ..voice.runtime import VoiceRuntime
+        from ..voice import VoiceRuntime
 
         sip = self.settings.sip
         if sip.mode == "register":
@@ -151,7 +151,7 @@ class PhoneService:
         from ..engine.flow import load_flow
         from ..store.clinic_store import ClinicStore
         from ..store.database import build_database, open_database
-        from ..voice.call import greeting_for
+        from ..voice import greeting_for
 
         paths = self.settings.paths
         self._flow = load_flow(paths.flow)
@@ -170,7 +170,7 @@ class PhoneService:
             db.conn.close()
 
     def _warm(self, greeting: str | None) -> None:
-        from ..voice.runtime import VoiceRuntime
+        from ..voice import VoiceRuntime
         from .call_session import SHUTDOWN_LINE
 
         runtime: VoiceRuntime = self.runtime
@@ -485,7 +485,7 @@ class _BusyLine:
 
 
 def _event(kind: str, **data: Any) -> Any:
-    from ..voice.conversation import CallEvent
+    from ..voice import CallEvent
 
     return CallEvent(kind, data=data)
 
@@ -495,7 +495,7 @@ def _event(kind: str, **data: Any) -> Any:
 def run_service(settings: Settings) -> int:
     """The command's body: start, tell systemd, serve until SIGTERM/SIGINT, stop in order; the exit status."""
     from ..models import ModelUnavailable
-    from ..voice.runtime import quiet_pipecat
+    from ..voice import quiet_pipecat
     from .systemd_notify import notify, watchdog_interval
 
     quiet_pipecat()

@@ -18,9 +18,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from pipecat.transports.base_output import BaseOutputTransport
 from pipecat.transports.base_transport import BaseTransport, TransportParams
 
-from ..voice.audio import FRAME_MS, CallTape, frame_bytes
-from ..voice.frames import CallerTurnFrame
-from ..voice.transports.pumped_input import PumpedInput
+from ..voice import FRAME_MS, CallTape, CallerTurnFrame, PumpedInput, frame_bytes
 from .media import OutgoingAudio
 
 FRAME_S = FRAME_MS / 1000

@@ -8,12 +8,40 @@ Only this package imports pipecat. Its parts, by role:
   `listener.py` (turn ends, barge-in, STT), `conversation.py` (the EngineProcessor),
   `speaker.py` (Piper TTS) and `playback.py` (what was played, when);
 - `engine_host.py`: the thread a call's engine and call record live on;
-- `transports/`: the in-memory line (the SIP transport goes beside it);
-- `spoken_scenario.py`, `word_error.py`: scenario files played as audio;
-- `demo.py`: the spoken demo call and `simulate --spoken` for the command line.
+- `transports/`: the in-memory line, and the pumped input every line's input is built on.
+
+Other packages (the SIP line, the simulated caller, the demo) use the names
+below, `from appliance.voice import VoiceCall`, and never a module inside: what
+is public is listed once here. They load on first use, so importing this
+package does not import pipecat or the models.
 """
 
+import importlib as _importlib
 import os as _os
+
+# public name -> the module (in this package) that defines it
+_PUBLIC = {
+    "VoiceCall": "call", "CallSummary": "call", "greeting_for": "call",
+    "CallEvent": "conversation", "TurnTiming": "conversation",
+    "EngineHost": "engine_host",
+    "VoiceRuntime": "runtime", "quiet_pipecat": "runtime", "peak_rss_mb": "runtime",
+    "CallTape": "audio", "FRAME_MS": "audio", "PHONE_RATE": "audio", "frame_bytes": "audio",
+    "resample_pcm": "audio", "telephone": "audio", "to_pcm": "audio", "to_float": "audio", "silence": "audio",
+    "AgentSpeechFrame": "frames", "CallerTurnFrame": "frames",
+    "PumpedInput": "transports.pumped_input",
+    "CallerLine": "transports.line", "LineTransport": "transports.line",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 
 def _quiet_pipecat() -> None:

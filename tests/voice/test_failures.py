@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("pipecat")
 
 from appliance.understanding.utterance import Signal  # noqa: E402
-from appliance.voice.spoken_scenario import play_spoken  # noqa: E402
+from appliance.simulate.spoken_call import play_spoken  # noqa: E402
 from appliance.voice.tts import SpeechFailed  # noqa: E402
 
 from .spoken import scenario, voice_settings  # noqa: E402

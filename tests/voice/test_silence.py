@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("pipecat")
 
-from appliance.voice.spoken_scenario import ScenarioCall  # noqa: E402
+from appliance.simulate.spoken_call import ScenarioCall  # noqa: E402
 
 from .spoken import scenario, voice_settings  # noqa: E402
 

@@ -9,7 +9,7 @@ import pytest
 
 from appliance.voice.audio import WHISPER_RATE, telephone
 from appliance.voice.stt import WHISPER_WINDOW_S, window_samples
-from appliance.voice.word_error import word_errors
+from appliance.simulate.word_error import word_errors
 
 
 @pytest.mark.parametrize("clip_s, window_s, expected_s", [

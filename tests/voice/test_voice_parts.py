@@ -13,7 +13,7 @@ pytest.importorskip("pipecat")
 from appliance.voice.audio import CallTape, silence  # noqa: E402
 from appliance.voice.stt import clean_transcript, hotwords_for  # noqa: E402
 from appliance.voice.tts import phrases  # noqa: E402
-from appliance.voice.word_error import word_errors  # noqa: E402
+from appliance.simulate.word_error import word_errors  # noqa: E402
 
 
 @pytest.mark.parametrize("heard, words", [
@@ -109,7 +109,7 @@ def test_an_input_transport_without_a_frame_source_cannot_be_made():
 def test_the_simulated_caller_says_a_repeated_line_afresh_each_time():
     from types import SimpleNamespace
 
-    from appliance.voice.spoken_scenario import CallerVoice
+    from appliance.simulate.spoken_call import CallerVoice
 
     takes = iter(range(1, 100))
 

@@ -1,4 +1,4 @@
-"""Drive a caller agent process (`appliance/sip/caller_agent.py`) from asyncio.
+"""Drive a caller agent process (`appliance/simulate/sip_caller_agent.py`) from asyncio.
 
     async with CallerAgent(record=Path("call.wav")) as caller:
         await caller.call("sip:receptionist@127.0.0.1:5070", caller_id="+61400000001")
@@ -66,7 +66,7 @@ class CallerAgent:
     # ------------------------------------------------------------------ process
 
     async def start(self) -> CallerAgent:
-        args = [self.python, "-m", "appliance.sip.caller_agent", "--rate", str(self.rate),
+        args = [self.python, "-m", "appliance.simulate.sip_caller_agent", "--rate", str(self.rate),
                 "--bind", self.bind, "--log-level", str(self.log_level)]
         if self.record is not None:
             args += ["--record", str(self.record)]

@@ -25,18 +25,14 @@ from typing import Any, Callable
 
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
-from ..simulate.caller import SimulatedCaller
-from ..simulate.runner import PlayedCall, ScenarioResult, judge, set_up_scenario
-from ..simulate.scenario import InvalidScenario, Scenario, load_scenario
-from .audio import CallTape, telephone, to_pcm
-from .call import CallSummary, VoiceCall, greeting_for
-from .conversation import CallEvent, TurnTiming
-from .engine_host import EngineHost
-from .runtime import VoiceRuntime
-from .transports.line import CallerLine, LineTransport
+from ..voice import (CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming, VoiceCall,
+                     VoiceRuntime, greeting_for, telephone, to_pcm)
+from .caller import SimulatedCaller
+from .runner import PlayedCall, ScenarioResult, judge, set_up_scenario
+from .scenario import InvalidScenario, Scenario, load_scenario
 from .word_error import WordErrors, word_errors
 
-log = logging.getLogger("appliance.voice")
+log = logging.getLogger("appliance.simulate")
 
 CALLER_PAUSE_S = 0.4       # a caller's breath before answering (real-time runs only)
 CALL_LIMIT_S = 600.0

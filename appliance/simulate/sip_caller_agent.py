@@ -2,7 +2,7 @@
 
 pjsua2 allows one Endpoint per process, and the appliance's own phone service
 holds it, so the caller that tests and simulations put on the line runs here,
-as `python -m appliance.sip.caller_agent`. Commands come on stdin, events go
+as `python -m appliance.simulate.sip_caller_agent`. Commands come on stdin, events go
 out on stdout, one JSON object a line (logs go to stderr, never stdout):
 
     {"cmd": "call", "uri": "sip:receptionist@127.0.0.1:5070", "caller_id": "+61400000001"}
@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pjsua2 as pj
 
-from .media import retire_port
+from ..sip.media import retire_port
 
 FRAME_MS = 20
 POLL_MS = 10
@@ -245,7 +245,7 @@ class CallerAgentProcess:
         self.hung_up_here = False
         self.running = True
 
-        from .endpoint import quiet_pjlib
+        from ..sip.endpoint import quiet_pjlib
 
         quiet_pjlib(log_level)                # pjlib's start-up lines would go to stdout, the JSON lines' channel
         self.ep = pj.Endpoint()
@@ -539,7 +539,7 @@ def _codec(call: pj.Call, index: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m appliance.sip.caller_agent", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m appliance.simulate.sip_caller_agent", description=__doc__.split("\n")[0])
     parser.add_argument("--record", type=Path, help="stereo WAV of the call (caller left, far end right)")
     parser.add_argument("--rate", type=int, default=8000, choices=(8000, 16000), help="the caller's audio rate")
     parser.add_argument("--bind", default="127.0.0.1", help="address for SIP and RTP")

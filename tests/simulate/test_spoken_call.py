@@ -10,9 +10,9 @@ pytest.importorskip("pipecat")
 
 from appliance.events.event_bus import EventBus  # noqa: E402
 from appliance.events.publisher import CallEventPublisher  # noqa: E402
-from appliance.voice.spoken_scenario import play_spoken  # noqa: E402
+from appliance.simulate.spoken_call import play_spoken  # noqa: E402
 
-from .spoken import HOURS_CALL  # noqa: E402
+from voice.spoken import HOURS_CALL  # noqa: E402
 
 
 def test_caller_asks_the_hours_and_says_goodbye(runtime, flow):

@@ -17,7 +17,7 @@ pytest.importorskip("pjsua2")
 pytest.importorskip("pipecat")
 
 from appliance.simulate.scenario import scenario_from_mapping  # noqa: E402
-from appliance.sip.sip_scenario import SipLine, play_over_sip  # noqa: E402
+from appliance.simulate.sip_call import SipLine, play_over_sip  # noqa: E402
 
 from voice.spoken import HOURS_CALL, voice_settings  # noqa: E402  (tests/ is on the path: tests/voice is a package)
 

@@ -1,7 +1,7 @@
 """Scenario files played as real phone calls over SIP on loopback.
 
 The appliance's own phone service (`PhoneService`) answers on a loopback port,
-in this process; the caller is a caller agent process (`caller_agent.py`)
+in this process; the caller is a caller agent process (`sip_caller_agent.py`)
 that places a SIP call with the scenario's caller ID. The simulated caller is
 the spoken simulator's: after each agent turn (the service's `turn` event,
 once the reply has played) and once the caller has heard the agent stop
@@ -33,14 +33,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..engine.flow import Flow
-from ..simulate.caller import SimulatedCaller
-from ..simulate.runner import set_up_scenario
-from ..simulate.scenario import Scenario
-from ..voice.audio import PHONE_RATE
-from ..voice.conversation import CallEvent
-from ..voice.spoken_scenario import (CALL_LIMIT_S, CallerVoice, SpokenResult, caller_move, caller_phrases, crashed,
-                                     judge_spoken, source_scenario, spoken_result)
-from .caller_client import CallerAgent, CallerAgentError
+from ..voice import PHONE_RATE, CallEvent
+from .caller import SimulatedCaller
+from .runner import set_up_scenario
+from .scenario import Scenario
+from .spoken_call import (CALL_LIMIT_S, CallerVoice, SpokenResult, caller_move, caller_phrases, crashed,
+                          judge_spoken, source_scenario, spoken_result)
+from .sip_caller_client import CallerAgent, CallerAgentError
 
 log = logging.getLogger("appliance.sip")
 
@@ -114,7 +113,7 @@ class SipLine:
 
     def start(self) -> SipLine:
         """Blocking: start the service (models warm, SIP listening)."""
-        from .service import PhoneService
+        from ..sip.service import PhoneService
 
         sip = self.settings.sip.model_copy(update={
             "mode": "peer", "bind_address": "127.0.0.1", "port": free_udp_port(), "transports": ("udp",),
@@ -188,7 +187,7 @@ class SipLine:
 
 def service_caller_id(caller_id: str) -> str:
     """The caller ID as the service will read it from the From header (see phone_call.caller_number)."""
-    from .phone_call import caller_number
+    from ..sip.phone_call import caller_number
 
     user = sip_user(caller_id)
     return caller_number(f"<sip:{user}@127.0.0.1>") if user else ""
@@ -244,7 +243,7 @@ async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime
 
 def _warm(scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, voice: CallerVoice, rate: int) -> None:
     """Blocking: the scenario's greeting and fillers for the service, the caller's lines for the caller."""
-    from ..voice.call import greeting_for
+    from ..voice import greeting_for
 
     scratch = set_up_scenario(scenario, clinic, flow)      # an in-memory copy, for the greeting's wording only
     runtime.warm_clinic(greeting_for(flow, scratch.store, scratch.clock), rate)

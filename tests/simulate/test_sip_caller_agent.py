@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("pjsua2")
 
-from appliance.sip.caller_client import CallerAgent, CallerAgentError  # noqa: E402
+from appliance.simulate.sip_caller_client import CallerAgent, CallerAgentError  # noqa: E402
 
-HERE = Path(__file__).resolve().parent
+SIP_TESTS = Path(__file__).resolve().parents[1] / "sip"
 needs_sipp = pytest.mark.skipif(shutil.which("sipp") is None, reason="sipp (Debian sip-tester) is not installed")
 
 
@@ -99,7 +99,7 @@ def test_the_caller_hears_its_own_words_echoed_and_hangs_up(tmp_path):
 
 @needs_sipp
 def test_a_refer_is_reported_and_the_far_end_hangs_up(tmp_path):
-    sipp = Sipp(tmp_path, ["-sf", str(HERE / "uas_refer_bye.xml")])
+    sipp = Sipp(tmp_path, ["-sf", str(SIP_TESTS / "uas_refer_bye.xml")])
 
     async def call():
         async with CallerAgent() as caller:

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import click
 
-from .conversation import CallEvent, TurnTiming
+from ..voice import CallEvent, TurnTiming
 
 
 def load_runtime(settings=None, *, quiet: bool = False):
     """The shared models, with a line on stderr about what loaded (exits 2 with the fix when one is missing)."""
     from ..models import ModelUnavailable
-    from .runtime import VoiceRuntime, quiet_pipecat
+    from ..voice import VoiceRuntime, quiet_pipecat
 
     quiet_pipecat()
     if not quiet:
@@ -93,7 +93,7 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
     """The demo call through the voice pipeline; `sip`: as a real SIP call on loopback (the phone service
     answers, a caller agent process calls it)."""
     from ..events import serve_for_demo
-    from .spoken_scenario import play_spoken
+    from .spoken_call import play_spoken
 
     runtime = load_runtime()
     publisher = serve_for_demo(db_path)   # `appliance monitor` in another terminal shows this call live
@@ -102,7 +102,7 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
     click.echo(click.style(f"{clinic.profile().name}: spoken demo call from {scenario.caller_id or 'a withheld number'}"
                            f" ({how})", bold=True))
     if sip:
-        from ..sip.sip_scenario import SipLine, play_over_sip
+        from .sip_call import SipLine, play_over_sip
 
         with SipLine(flow, runtime, max_calls=1) as line:
             result = asyncio.run(play_over_sip((scenario, clinic), flow, runtime, line=line, db_path=db_path,
@@ -133,8 +133,8 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
 
 def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: bool = False) -> int:
     """Every scenario as a spoken call: through the in-memory line, or (`sip`) as SIP calls on loopback."""
-    from ..simulate.runner import run_scenario
-    from .spoken_scenario import play_spoken
+    from .runner import run_scenario
+    from .spoken_call import play_spoken
     from .word_error import WordErrors
 
     runtime = load_runtime(quiet=as_json)
@@ -173,7 +173,7 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: 
 
     line = None
     if sip:
-        from ..sip.sip_scenario import SipLine, play_over_sip
+        from .sip_call import SipLine, play_over_sip
 
         line = SipLine(flow, runtime).start()
     try:
@@ -208,8 +208,7 @@ def mic_demo(clinic_file: Path, flow, *, db_path: Path) -> int:
     from ..store.clinic_store import ClinicStore
     from ..store.database import open_database
     from ..store.records import CallRecorder
-    from .call import VoiceCall, greeting_for
-    from .engine_host import EngineHost
+    from ..voice import EngineHost, VoiceCall, greeting_for
 
     runtime = load_runtime()
     rate = runtime.settings.voice.sample_rate

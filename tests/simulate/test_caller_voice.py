@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from appliance.voice.spoken_scenario import letters_said_as_letters
+from appliance.simulate.spoken_call import letters_said_as_letters
 
 
 @pytest.mark.parametrize("line, said", [
