@@ -68,6 +68,24 @@ class TimeRange:
 
 
 @dataclass(frozen=True)
+class Region:
+    """What differs between countries: how dates and phone numbers are written and which words callers use
+    for paying (config/regions.yaml; `appliance/clinic/regions.py` reads it)."""
+
+    code: str                                  # ISO country code, e.g. "GB"
+    date_order: str = "DMY"                    # "DMY" or "MDY": how a date in figures is read
+    phone_region: str = ""                     # numbering plan for a number said without country code
+    currency_symbol: str = "$"
+    crisis_number: str | None = None
+    billing_terms: tuple[str, ...] = ()        # this country's words for paying for care
+    words: tuple[tuple[str, str], ...] = ()    # (regional word, the general word it means)
+
+    @property
+    def day_first(self) -> bool:
+        return self.date_order == "DMY"
+
+
+@dataclass(frozen=True)
 class ClinicProfile:
     """The clinic's public facts: what the receptionist may say to anyone."""
 

@@ -27,6 +27,13 @@ def flow_path() -> Path:
     return _first_existing(ETC / "flows" / "clinic.yaml", REPO_ROOT / "config" / "flows" / "clinic.yaml")
 
 
+def regions_path() -> Path:
+    """The region table (what differs between countries); the installed copy wins."""
+    if os.environ.get("APPLIANCE_REGIONS"):
+        return Path(os.environ["APPLIANCE_REGIONS"])
+    return _first_existing(ETC / "regions.yaml", REPO_ROOT / "config" / "regions.yaml")
+
+
 def clinic_path() -> Path:
     if os.environ.get("APPLIANCE_CLINIC"):
         return Path(os.environ["APPLIANCE_CLINIC"])

@@ -399,7 +399,7 @@ def check_clock(now: datetime | None = None) -> list[Check]:
                             "sudo timedatectl set-ntp true (or set it: sudo timedatectl set-time 'YYYY-MM-DD HH:MM')"))
     elif not zone:
         checks.append(Check("WARN", "clock", f"{moment:%Y-%m-%d %H:%M}, no timezone set (UTC is assumed)",
-                            "sudo timedatectl set-timezone Area/City (e.g. Australia/Sydney)"))
+                            "sudo timedatectl set-timezone Area/Location (e.g. Australia/Sydney)"))
     else:
         checks.append(Check("OK", "clock", f"{moment:%Y-%m-%d %H:%M} {zone}"))
     if info is None:

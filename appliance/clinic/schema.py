@@ -32,6 +32,7 @@ from pydantic import (
     model_validator,
 )
 
+from appliance.clinic.regions import region_table
 from appliance.domain import (
     ANYONE,
     AppointmentRecord,
@@ -46,10 +47,6 @@ from appliance.domain import (
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
-# Where the caller is pointed in a mental-health crisis, by the clinic's country.
-CRISIS_NUMBERS = {"AU": "13 11 14", "US": "988", "CA": "988", "GB": "116 123", "NZ": "1737"}
-# What a price is said in, by country; anything else says "$".
-CURRENCY_SYMBOLS = {"GB": "£", "IE": "€"}
 
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _RANGE_PATTERN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$")
@@ -375,6 +372,8 @@ class Clinic(_Strict):
     transfer_number: PhoneText | None = None
     crisis_number: PhoneText | None = None  # filled from the region when absent
     currency_symbol: Text | None = None  # filled from the region when absent
+    # the country whose words and formats callers use (config/regions.yaml); absent: from the timezone or phone
+    region_code: str | None = Field(None, alias="region", pattern=r"^[A-Za-z]{2}$")
     hours: HoursEntry
     locations: list[LocationEntry] = Field(min_length=1)
     services: list[ServiceEntry] = Field(min_length=1)
@@ -410,7 +409,8 @@ class Clinic(_Strict):
 
     @property
     def region(self) -> str:
-        return _region_of(phonenumbers.parse(self.phone, None))
+        return region_table().code_for(explicit=self.region_code, timezone=self.timezone,
+                                       phone_country=_region_of(phonenumbers.parse(self.phone, None)))
 
     @model_validator(mode="after")
     def _consistent(self) -> Clinic:
@@ -423,10 +423,11 @@ class Clinic(_Strict):
                 fill["transfer_number"] = _e164(_parse_phone(self.transfer_number, region))
             except ValueError as error:
                 problems.append((("transfer_number",), str(error)))
+        regional = region_table().region(region)
         if self.crisis_number is None:
-            fill["crisis_number"] = CRISIS_NUMBERS.get(region, self.emergency_number)
+            fill["crisis_number"] = regional.crisis_number or self.emergency_number
         if self.currency_symbol is None:
-            fill["currency_symbol"] = CURRENCY_SYMBOLS.get(region, "$")
+            fill["currency_symbol"] = regional.currency_symbol
 
         def unique(list_name: str, items: list[Any]) -> set[str]:
             counts = Counter(item.id for item in items)

@@ -3,7 +3,8 @@
 Everything the caller gave is taken at once (a caller who answers more than was
 asked keeps it all), and a correction simply overwrites the earlier value.
 `ctx.given` records what this turn filled, so the rules can tell an answer
-from a repeat.
+from a repeat; the question just asked (its `answered_by`) says which of those
+answer it.
 """
 
 from __future__ import annotations
@@ -11,14 +12,13 @@ from __future__ import annotations
 from rapidfuzz import fuzz
 
 from ..domain import ANYONE
-from ..understanding import Utterance
-from .conditions import RuleEnv, possible_locations
+from ..understanding import Question, Utterance
 from .context import CallContext
+from .rule_env import RuleEnv, possible_locations
 
 # most specific first: "cancel all" beats "cancel", "move" beats "cancel"
 TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
 EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
-NAME_QUESTIONS = frozenset({"full_name", "first_name", "last_name", "spelling"})
 QUESTION_INTENTS = ("price", "service_info")
 
 
@@ -29,32 +29,35 @@ def task_in(utt: Utterance) -> str | None:
     return None
 
 
-def absorb(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+def absorb(ctx: CallContext, utt: Utterance, question: Question) -> None:
     given = ctx.given
-    _absorb_task(ctx, utt, waiting_for)
-    _absorb_identity(ctx, utt, waiting_for)
-    _absorb_booking_details(ctx, utt, waiting_for)
-    if ctx.bookings and utt.booking_picks and waiting_for not in ("slot_choice",):
+    _absorb_task(ctx, utt, question)
+    _absorb_identity(ctx, utt, question)
+    _absorb_booking_details(ctx, utt, question)
+    if ctx.bookings and utt.booking_picks and not question.wants("slot"):
         picked = tuple(ctx.bookings[i].id for i in utt.booking_picks if 0 <= i < len(ctx.bookings))
         if picked:
             ctx.target_ids = picked
             given.add("booking")
-    if waiting_for == "callback_reason" and utt.text.strip():
+    if question.wants("message") and utt.text.strip():
         ctx.callback_message = utt.text.strip()
-        given.add("callback_reason")
-    if _answered(ctx, utt, waiting_for):
+        given.add("message")
+    for kind, value in utt.answers.items():
+        ctx.answers[kind] = value
+        given.add(kind)
+    if _answered(ctx, utt, question):
         given.add("answered")
 
 
-def _absorb_task(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+def _absorb_task(ctx: CallContext, utt: Utterance, question: Question) -> None:
     task = task_in(utt)
     if task is None:
         return
-    open_question = waiting_for in ("intent", "anything_else") or ctx.task is None
+    open_question = question.open or ctx.task is None
     if not (open_question or utt.has("correction")):
         return
     discussed = ctx.question_service_ids
-    if waiting_for == "anything_else" or (ctx.task is not None and task != ctx.task):
+    if question.closing or (ctx.task is not None and task != ctx.task):
         ctx.reset_task_details()
     ctx.task = task
     ctx.given.add("task")
@@ -70,10 +73,10 @@ def _refers_back(utt: Utterance) -> bool:
     return any(s.name == "book" and "booking_back_reference" in s.evidence for s in utt.intents)
 
 
-def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> None:
     if ctx.patient_created:
         return  # the record exists; a late correction goes to the front desk, not a second record
-    if waiting_for in NAME_QUESTIONS and utt.text.strip():
+    if question.name_part is not None and utt.text.strip():
         ctx.name_words.append(utt.text)
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
@@ -85,7 +88,7 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, waiting_for: str) -> None
             first = spelled
         elif _spells(spelled, last):
             last = spelled
-        elif waiting_for == "first_name" or "first name" in utt.text.lower():
+        elif question.name_part == "first" or "first name" in utt.text.lower():
             first = spelled
         else:
             last = spelled
@@ -122,39 +125,40 @@ def _spells(spelled: str, word: str | None) -> bool:
     return fuzz.ratio(spelled.lower(), word.lower()) >= 70
 
 
-def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) -> None:
+def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question) -> None:
     given = ctx.given
-    if utt.slot_pick is not None and ctx.offered and waiting_for in ("slot_choice", "confirm"):
+    if utt.slot_pick is not None and ctx.offered and (question.wants("slot") or question.read_back):
         if 0 <= utt.slot_pick < len(ctx.offered):
             slot = ctx.offered[utt.slot_pick]
             if slot != ctx.picked:
                 ctx.picked = slot
                 given.add("slot")
             return  # "the second one, on Friday": the day describes the pick, it is not a new search
-    asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None and waiting_for != "service"
+    asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None \
+        and not question.wants("service")
     if utt.service_ids:
         if asking_question:
             ctx.question_service_ids = tuple(utt.service_ids)
         elif utt.service_ids[0] != ctx.service_id:
             ctx.service_id = utt.service_ids[0]
             given.add("service")
-        elif waiting_for == "service":
+        elif question.wants("service"):
             given.add("service")
     elif asking_question:
         ctx.question_service_ids = (ctx.service_id,) if ctx.service_id else ()
     if utt.location_id is not None and not asking_question:
-        if utt.location_id != ctx.location_id or waiting_for == "location":
+        if utt.location_id != ctx.location_id or question.wants("location"):
             given.add("location")
         ctx.location_id = utt.location_id
     if utt.practitioner_id is not None and not asking_question:
-        if utt.practitioner_id != ctx.practitioner_id or waiting_for == "practitioner":
+        if utt.practitioner_id != ctx.practitioner_id or question.wants("practitioner"):
             given.add("practitioner")
         ctx.practitioner_id = utt.practitioner_id
-    if utt.window is not None and waiting_for not in ("booking_choice",):
+    if utt.window is not None and not question.wants("booking"):
         about_existing = ctx.task in ("reschedule", "cancel", "cancel_all", "query") and not ctx.target_ids
         if about_existing:
             ctx.booking_hint = utt.window
-        elif utt.window != ctx.window or waiting_for == "time_preference":
+        elif utt.window != ctx.window or question.wants("window"):
             ctx.window = utt.window
             given.add("window")
     if given & {"service", "location", "practitioner", "window"}:
@@ -162,29 +166,20 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, waiting_for: str) 
         ctx.picked = None
 
 
-def _answered(ctx: CallContext, utt: Utterance, waiting_for: str) -> bool:
-    given = ctx.given
-    if waiting_for == "intent":
-        return "task" in given
-    if waiting_for == "full_name":
-        return bool(given & {"first_name", "last_name"}) and bool(ctx.first_name and ctx.last_name)
-    if waiting_for in ("first_name", "last_name"):
-        return waiting_for in given
-    if waiting_for == "spelling":
-        return bool(given & {"first_name", "last_name"})
-    if waiting_for in ("dob", "phone", "service", "location", "practitioner", "callback_reason"):
-        return waiting_for in given
-    if waiting_for == "time_preference":
-        return "window" in given
-    if waiting_for == "slot_choice":
-        return "slot" in given
-    if waiting_for == "booking_choice":
-        return "booking" in given
-    if waiting_for == "confirm":
-        return utt.has("yes") or utt.has("no")
-    if waiting_for == "anything_else":
-        return utt.has("yes") or utt.has("no") or "task" in given
-    return False
+# what a turn filled (ctx.given) or said, for each fact a question may be `answered_by`
+_FILLED = {
+    "task": lambda ctx, utt: "task" in ctx.given,
+    "yes": lambda ctx, utt: utt.has("yes"),
+    "no": lambda ctx, utt: utt.has("no"),
+    "full_name": lambda ctx, utt: bool(ctx.given & {"first_name", "last_name"}) and bool(ctx.first_name and ctx.last_name),
+    "a_name": lambda ctx, utt: bool(ctx.given & {"first_name", "last_name"}),
+    "slot": lambda ctx, utt: "slot" in ctx.given,
+}
+
+
+def _answered(ctx: CallContext, utt: Utterance, question: Question) -> bool:
+    """Whether this turn answered the question just asked (any one of its `answered_by` facts)."""
+    return any(_FILLED[fact](ctx, utt) if fact in _FILLED else fact in ctx.given for fact in question.answered_by)
 
 
 def derive(ctx: CallContext, env: RuleEnv) -> None:

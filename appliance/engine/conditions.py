@@ -7,20 +7,15 @@ a `Trigger` so the engine can record why it routed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
-from ..domain import ANYONE, Catalog, ClinicProfile
+from ..domain import ANYONE
 from .context import IDENTITY_TASKS, TASKS, CallContext
 from .read_backs import pending_confirmation
+from .rule_env import RuleEnv, possible_locations
 from .types import Trigger
 
-
-@dataclass(frozen=True)
-class RuleEnv:
-    catalog: Catalog
-    profile: ClinicProfile
-    options: dict[str, Any]
+__all__ = ["CONDITIONS", "ROUTES", "RuleEnv", "intent_trigger", "possible_locations"]
 
 
 Rule = Callable[[CallContext, RuleEnv], "bool | Trigger | None"]
@@ -111,7 +106,7 @@ def name_given(ctx: CallContext, env: RuleEnv) -> bool:
 def whole_name_or_asked_again(ctx: CallContext, env: RuleEnv) -> bool:
     """Both names are known, or the full name was already asked for twice.
 
-    Half a name is more often a mishearing ("I love you Bennett") than a caller
+    Half a name is more often a mishearing (a first name bent into small words) than a caller
     who gave one part, so the full name is asked for once more before the
     missing part is asked for on its own."""
     return bool(ctx.first_name and ctx.last_name) or ctx.misses.get(ctx.state, 0) >= 1
@@ -252,19 +247,6 @@ def service_known(ctx: CallContext, env: RuleEnv) -> bool:
     return ctx.service_id is not None
 
 
-def possible_locations(ctx: CallContext, catalog: Catalog) -> list[str]:
-    """Sites where someone suitable offers the wanted service, in clinic order."""
-    ids = []
-    for loc in catalog.locations:
-        for p in catalog.practitioners:
-            if ctx.service_id in p.services and loc.id in p.locations and (
-                ctx.practitioner_id in (None, ANYONE) or ctx.practitioner_id == p.id
-            ):
-                ids.append(loc.id)
-                break
-    return ids
-
-
 @rule
 def location_needed(ctx: CallContext, env: RuleEnv) -> bool:
     return ctx.location_id is None and len(possible_locations(ctx, env.catalog)) > 1
@@ -342,13 +324,13 @@ _ASK_MESSAGE_FOR = {"caller_request", "human_unavailable"}
 @rule
 def callback_needs_message(ctx: CallContext, env: RuleEnv) -> bool:
     return (ctx.callback_reason in _ASK_MESSAGE_FOR and not ctx.callback_message
-            and "callback_reason" not in ctx.skipped)
+            and "message" not in ctx.skipped)
 
 
 @rule
 def callback_needs_name(ctx: CallContext, env: RuleEnv) -> bool:
     return (ctx.full_name is None and ctx.callback_reason != "unclear"
-            and "full_name" not in ctx.skipped)
+            and "name" not in ctx.skipped)
 
 
 @rule

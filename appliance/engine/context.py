@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from ..domain import AppointmentRecord, PatientRecord, Slot, TimeWindow
 from ..understanding import Utterance
@@ -78,6 +79,9 @@ class CallContext:
     end_action: str | None = None
     hung_up: bool = False
 
+    # answers of the kinds registered extractors read (understanding/extractors.py), by kind
+    answers: dict[str, Any] = field(default_factory=dict)
+
     # writes that happened, in order: booked, rescheduled, cancelled, waitlisted
     writes: list[str] = field(default_factory=list)
 
@@ -89,7 +93,7 @@ class CallContext:
     utt: Utterance | None = None        # the utterance being handled this turn
     given: set[str] = field(default_factory=set)   # what this turn's words filled
     side_trips_this_turn: int = 0                  # questions answered this turn
-    skipped: set[str] = field(default_factory=set) # questions given up on (caller could not answer)
+    skipped: set[str] = field(default_factory=set) # kinds of answer given up on (caller could not give them)
     misses: dict[str, int] = field(default_factory=dict)
     state: str = ""                     # the state the call is in (rules may look at its misses)
     last_tool: ToolRun | None = None

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import phonenumbers
 
+from ..clinic.regions import region_for
 from ..store.clinic_store import ClinicStore
 from ..understanding import ListenContext, Signal, Utterance, understand
 from .absorb import absorb, derive
@@ -27,9 +28,7 @@ from .context import CallContext
 from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
-from .tool_bindings import apply_result, tool_arguments
-from .tool_catalog import WRITE_TOOLS
-from .tools import Ledger, ToolRunner
+from .tools import TOOLS, Ledger, ToolKind, ToolRunner
 from .types import NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
 
 log = logging.getLogger("appliance.engine")
@@ -60,7 +59,8 @@ class Engine:
         self.classifier = classifier
         self.profile = store.profile()
         self.catalog = store.catalog()
-        self.env = RuleEnv(self.catalog, self.profile, flow.options)
+        self.region = region_for(self.profile.region)
+        self.env = RuleEnv(self.catalog, self.profile, flow.options, self.region)
         self.ctx: CallContext | None = None
         self.greeting: TurnResult | None = None
         self.ledger = Ledger()
@@ -206,7 +206,7 @@ class Engine:
         ctx.utt = utt
         ctx.given = set()
         ctx.side_trips_this_turn = 0
-        absorb(ctx, utt, state.waiting_for)
+        absorb(ctx, utt, self.flow.questions[state.waiting_for])
         derive(ctx, self.env)
         first: Trigger | None = None
         side_trips = 0
@@ -277,7 +277,7 @@ class Engine:
         ctx.misses[state.name] = misses
         limit = int(self.flow.options.get("max_misses", 2))
         if misses > limit or not state.waits:
-            ctx.skipped.add(state.waiting_for)
+            ctx.skipped.update(self.flow.questions[state.waiting_for].expects)
             target = state.on_stuck or self.flow.options.get("on_stuck")
             if ctx.callback_reason is None:
                 ctx.callback_reason = "unclear"
@@ -375,12 +375,14 @@ class Engine:
         for step in state.run:
             if self._check(step.when) is None:
                 continue
-            args = tool_arguments(step.tool, self.ctx, self.env)
-            if step.tool in WRITE_TOOLS:
+            tool = TOOLS[step.tool]
+            args = tool.arguments(self.ctx, self.env)
+            if tool.kind is ToolKind.WRITE:
                 self._flush()  # the record shows how we got here before the clinic's data changes
             run, raw = self.runner.run(step.tool, args, state=state.name, state_tools=state.tools)
             self._tools.append(run)
-            apply_result(run, raw, self.ctx, self.store)
+            self.ctx.last_tool = run
+            tool.apply(raw, self.ctx, self.store)
             if run.name == "GetCurrentlyBookedAppts" and run.ok:
                 self._pick_booking_from_earlier_words()
             if not run.ok:
@@ -394,7 +396,7 @@ class Engine:
             return
         for text in reversed(ctx.booking_hint_texts):
             # heard as the opening it was, so only explicit references ("the one on Friday") pick
-            utt = self._understand(text, self.current, waiting_for="intent")
+            utt = self._understand(text, self.current, waiting_for=self.flow.opening_question)
             picks = tuple(ctx.bookings[i].id for i in utt.booking_picks if 0 <= i < len(ctx.bookings))
             if picks and (len(picks) == 1 or ctx.task == "cancel_all"):
                 ctx.target_ids = picks
@@ -431,8 +433,9 @@ class Engine:
 
     def _understand(self, text: str, state: State, *, waiting_for: str | None = None) -> Utterance:
         context = ListenContext(
-            waiting_for=waiting_for or state.waiting_for, now=self.clock.now(), catalog=self.catalog,
-            region=self.profile.region, offered_slots=self.ctx.offered, bookings=self.ctx.bookings or (),
+            question=self.flow.questions[waiting_for or state.waiting_for], now=self.clock.now(),
+            catalog=self.catalog, region=self.region, offered_slots=self.ctx.offered,
+            bookings=self.ctx.bookings or (),
         )
         try:
             return understand(text, context)
@@ -444,7 +447,7 @@ class Engine:
         if not caller_id:
             return ""
         try:
-            parsed = phonenumbers.parse(caller_id, self.profile.region)
+            parsed = phonenumbers.parse(caller_id, self.region.phone_region)
             if phonenumbers.is_possible_number(parsed):
                 return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)
         except phonenumbers.NumberParseException:
@@ -516,8 +519,8 @@ class Engine:
         self._record("turn_timing", call_id=ctx.call_id, seq=self.seq, **timings)
         self._flush()  # the turn is on disk before the caller hears the reply
         return TurnResult(
-            reply=reply, state=self.state, waiting_for=waiting_for, tools=list(self._tools),
-            transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
+            reply=reply, state=self.state, waiting_for=waiting_for, question=self.flow.questions[waiting_for],
+            tools=list(self._tools), transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
             outcome=self._outcome() if ctx.ended else None,
             end_action=ctx.end_action if ctx.ended else None,
             transfer_to=ctx.transfer_number if ctx.ended and ctx.end_action == "transfer" else None,

@@ -1,9 +1,11 @@
 """The dialogue flow as data: loading, structural validation and a Mermaid graph.
 
-The flow file decides which states exist, what each waits for, which tools it
-may run and where it may go. The checks here are the product's structural
-guarantees: a decision state cannot run a tool, only terminal states end the
-call, and a write runs only in a state reached by a confirmed read-back.
+The flow file decides which states exist, what each waits for (a question
+declared in the questions file the flow names), which tools it may run (the
+tool registry, tools/) and where it may go. The checks here are the product's
+structural guarantees: a decision state cannot run a tool, only terminal
+states end the call, and a write runs only in a state reached by a confirmed
+read-back of that write's own kind.
 """
 
 from __future__ import annotations
@@ -14,18 +16,14 @@ from typing import Any
 
 import yaml
 
+from ..understanding import Question, QuestionError, known_kinds, read_questions
+from ..understanding.questions import questions_from_mapping
 from .conditions import CONDITIONS
 from .replies import FACT_NAMES, placeholders
-from .tool_catalog import CALL_ENDING_TOOLS, TOOLS, WRITE_TOOLS
+from .tools import CALL_ENDING_TOOLS, READ_BACKS, TOOLS, WRITE_TOOLS
 from .types import OUTCOMES
 
-WAITING_FOR = (
-    "intent", "full_name", "first_name", "last_name", "spelling", "dob", "phone", "service",
-    "location", "practitioner", "time_preference", "slot_choice", "confirm", "booking_choice",
-    "callback_reason", "anything_else", "none",
-)
 KINDS = ("decision", "action", "terminal")
-CONFIRMS = ("book", "reschedule", "cancel", "cancel_all", "patient", "waitlist", "identity")
 RETURN = "$return"
 EDGE_EFFECTS = ("name", "dob", "window", "phone", "service", "location", "practitioner")
 INTENT_NAMES = (
@@ -39,7 +37,7 @@ CALLBACK_REASONS = (
     "transfer_failed", "crisis",
 )
 
-_TOP_KEYS = {"version", "start", "options", "global_edges", "states", "templates"}
+_TOP_KEYS = {"version", "start", "options", "global_edges", "states", "templates", "questions"}
 _STATE_KEYS = {"kind", "waiting_for", "say", "reask", "reprompt", "run", "edges", "confirms",
                "on_stuck", "on_failure", "after_side_trip", "listens_for", "ignore_globals", "outcome"}
 _EDGE_KEYS = {"when", "to", "say", "reason", "clear"}
@@ -133,9 +131,23 @@ class Flow:
     global_edges: tuple[Edge, ...]
     templates: dict[str, tuple[str, ...]]
     options: dict[str, Any] = field(default_factory=dict)
+    questions: dict[str, Question] = field(default_factory=dict)
 
     def state(self, name: str) -> State:
         return self.states[name]
+
+    @property
+    def opening_question(self) -> str:
+        """What the caller is first asked: the question of the first waiting state the call reaches."""
+        seen: set[str] = set()
+        name = self.start
+        while name in self.states and name not in seen:
+            seen.add(name)
+            state = self.states[name]
+            if state.waits:
+                return state.waiting_for
+            name = state.edges[-1].to if state.edges else ""
+        return "none"
 
 
 def load_flow(path: str | Path) -> Flow:
@@ -149,15 +161,18 @@ def load_flow(path: str | Path) -> Flow:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(file)"
         raise FlowError(str(path), [(where, f"not valid YAML: {getattr(exc, 'problem', exc)}")]) from None
-    return flow_from_mapping(data, source=str(path))
+    return flow_from_mapping(data, source=str(path), base=path.parent)
 
 
-def flow_from_mapping(data: Any, *, source: str = "<flow>") -> Flow:
+def flow_from_mapping(data: Any, *, source: str = "<flow>", base: Path | None = None) -> Flow:
+    """`base`: the folder a `questions:` file name is read from (the flow file's; default: the shipped
+    flows folder)."""
     problems: list[tuple[str, str]] = []
     if not isinstance(data, dict):
         raise FlowError(source, [("(top)", "a flow file is a mapping with `start`, `states` and `templates`")])
     for key in sorted(set(data) - _TOP_KEYS):
         problems.append((key, "unknown key"))
+    questions = _load_questions(data.get("questions"), base, problems)
     templates = _parse_templates(data.get("templates"), problems)
     options = dict(_OPTION_DEFAULTS)
     raw_options = data.get("options") or {}
@@ -179,7 +194,7 @@ def flow_from_mapping(data: Any, *, source: str = "<flow>") -> Flow:
         for i, raw in enumerate(data.get("global_edges") or [])
     )
     flow = Flow(source=source, start=str(data.get("start", "")), states=states,
-                global_edges=global_edges, templates=templates, options=options)
+                global_edges=global_edges, templates=templates, options=options, questions=questions)
     problems.extend(validate_flow(flow))
     if problems:
         raise FlowError(source, problems)
@@ -187,6 +202,23 @@ def flow_from_mapping(data: Any, *, source: str = "<flow>") -> Flow:
 
 
 # ---------------------------------------------------------------- parsing
+
+SHIPPED_FLOWS = Path(__file__).resolve().parents[2] / "config" / "flows"
+
+
+def _load_questions(raw: Any, base: Path | None, problems: list) -> dict[str, Question]:
+    """The questions the flow names: a file beside the flow, or declarations written in place."""
+    try:
+        if isinstance(raw, str):
+            return read_questions((base or SHIPPED_FLOWS) / raw, known_kinds=known_kinds())
+        if isinstance(raw, dict):
+            return questions_from_mapping(raw, known_kinds=known_kinds())
+    except QuestionError as exc:
+        problems.append(("questions", str(exc)))
+        return {}
+    problems.append(("questions", "name the questions file (e.g. `questions: questions.yaml`) or declare them here"))
+    return {}
+
 
 def _parse_condition(raw: Any, path: str, problems: list) -> Condition:
     if raw is None:
@@ -345,8 +377,10 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
         if state.kind not in KINDS:
             problems.append((f"{path}.kind", f"must be one of {', '.join(KINDS)}, not {state.kind!r}"))
             continue
-        if state.waiting_for not in WAITING_FOR:
-            problems.append((f"{path}.waiting_for", f"unknown waiting_for {state.waiting_for!r}"))
+        question = flow.questions.get(state.waiting_for)
+        if question is None and flow.questions:
+            problems.append((f"{path}.waiting_for", f"{state.waiting_for!r} is not a declared question (one of "
+                                                    f"{', '.join(sorted(flow.questions))})"))
         for i, step in enumerate(state.run):
             if step.tool not in TOOLS:
                 problems.append((f"{path}.run[{i}]", f"unknown tool {step.tool!r}"))
@@ -372,10 +406,12 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
         if len(writes) > 1:
             problems.append((f"{path}.run", f"state {name!r} runs more than one write ({', '.join(sorted(writes))})"))
         if state.confirms is not None:
-            if state.confirms not in CONFIRMS:
-                problems.append((f"{path}.confirms", f"unknown read-back {state.confirms!r}"))
-            if state.waiting_for != "confirm":
-                problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but does not wait for `confirm`"))
+            if state.confirms not in READ_BACKS:
+                problems.append((f"{path}.confirms", f"unknown read-back {state.confirms!r}: one of "
+                                                     f"{', '.join(sorted(READ_BACKS))} (a tool's `read_back`)"))
+            if question is not None and not question.read_back:
+                problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but its question "
+                                                     f"{state.waiting_for!r} does not expect a confirmation"))
         for choice in state.say:
             if choice.template not in flow.templates:
                 problems.append((f"{path}.say", f"unknown template {choice.template!r}"))
@@ -461,8 +497,9 @@ def _check_write_gates(flow: Flow) -> list[tuple[str, str]]:
             continue
         for source, edge, how in ways[name]:
             src = flow.states.get(source)
+            asked = flow.questions.get(src.waiting_for) if src is not None else None
             ok = (
-                how == "edge" and src is not None and src.waiting_for == "confirm"
+                how == "edge" and asked is not None and asked.read_back
                 and src.confirms == needed and edge is not None
                 and "said_yes" in edge.when.names and "said_yes" not in edge.when.negated
             )

@@ -37,7 +37,7 @@ CALLBACK_DONE_INTRO = {
 
 
 def _in_sentence(name: str) -> str:
-    """'Remedial massage' reads 'remedial massage' mid-sentence; 'MRI scan' stays as it is."""
+    """'Hand therapy' reads 'hand therapy' mid-sentence; 'MRI scan' stays as it is."""
     if len(name) > 1 and name[0].isupper() and name[1].islower():
         return name[0].lower() + name[1:]
     return name

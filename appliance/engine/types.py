@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..understanding.questions import Question
+
 OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned", "failed")
 
 RESULT_KINDS = ("ok", "guard", "pms", "other")
@@ -72,6 +74,9 @@ class TurnResult:
     end_action: str | None = None      # "hangup" | "transfer" when the call ends
     transfer_to: str | None = None
     seq: int = 0                       # turn number in the call record (greeting = 0)
+    # the question `waiting_for` names: what the ears should expect next (its speech-to-text prompt, its
+    # patience at the end of a turn, what keypad digits mean)
+    question: Question | None = None
 
     @property
     def hangup(self) -> bool:

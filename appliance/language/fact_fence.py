@@ -167,7 +167,7 @@ def _keep_phrases(keep: Iterable[str]) -> tuple[str, ...]:
 
 
 def _mask_keep(text: str, keep: tuple[str, ...]) -> str:
-    """Blank out the keep phrases (so "Dr Patel" is not also read as a capitalised name)."""
+    """Blank out the keep phrases (so "Dr Roe" is not also read as a capitalised name)."""
     for phrase in keep:
         pattern = r"(?<!\w)" + r"[\s.,]+".join(re.escape(part) for part in phrase.split()) + r"(?!\w)"
         text = re.sub(pattern, lambda m: " " * len(m[0]), text, flags=re.I)

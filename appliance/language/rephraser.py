@@ -6,7 +6,7 @@ short) and it arrived within `[llm] rephrase_budget_ms`; otherwise the
 template reply is spoken, unchanged. The LLM never changes what is said.
 
     rephraser = Rephraser(LanguageModel.shared(settings), settings=settings)
-    spoken = rephraser.rephrase(result.reply, keep=("Dr Sarah Patel", "physiotherapy", "Maria"))
+    spoken = rephraser.rephrase(result.reply, keep=("Dr Jane Roe", "physiotherapy", "Jane"))
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ log = logging.getLogger("appliance.language")
 SYSTEM = ("You reword a medical clinic receptionist's reply so it sounds warm and natural on the phone. "
           "Keep every name, day, date, time, price and number exactly as written. Add no new information. "
           "If the reply asks a question, still ask it. Keep it short. Answer with the reworded reply only.")
-EXAMPLE = ("Just to confirm: massage with Dr Lee on Monday the 3rd at 9:30 am. Shall I book that?",
-           "So that's a massage with Dr Lee on Monday the 3rd at 9:30 am. Would you like me to book it?")
+EXAMPLE = ("Just to confirm: massage with Dr Roe on Monday the 3rd at 9:30 am. Shall I book that?",
+           "So that's a massage with Dr Roe on Monday the 3rd at 9:30 am. Would you like me to book it?")
 _LABELS = re.compile(r"^(reworded( reply)?|rephrased( reply)?|reply|answer|receptionist)\s*:\s*", re.I)
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..engine.flow import Flow
-from ..engine.tool_catalog import WRITE_TOOLS
+from ..engine.tools import WRITE_TOOLS
 
 if TYPE_CHECKING:
     from .runner import PlayedCall

@@ -21,7 +21,7 @@ from ..store.database import open_database
 from ..store.records import CallRecorder
 from .caller import SimulatedCaller
 from .checks import always_on_failures, expectation_failures
-from .scenario import InvalidScenario, Scenario, load_scenario
+from .scenario import InvalidScenario, Scenario, load_scenario, unasked_questions
 
 
 @dataclass
@@ -97,6 +97,9 @@ def run_scenario(path: str | Path, flow: Flow, *, player: Player = play_text) ->
                               failures=[f"invalid scenario: {exc}"])
     try:
         played = play_scenario(scenario, clinic, flow, player=player)
+    except InvalidScenario as exc:
+        return ScenarioResult(file=str(path), name=scenario.name, passed=False,
+                              failures=[f"invalid scenario: {exc}"])
     except Exception as exc:  # a crash in one scenario is that scenario's failure, not the run's
         return ScenarioResult(file=str(path), name=scenario.name, passed=False,
                               failures=[f"crashed: {type(exc).__name__}: {exc}"])
@@ -131,6 +134,9 @@ def set_up_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, db_path: str
                     classifier: Any = None) -> ScenarioSetup:
     """Build the scenario's database from its clinic block, freeze its clock, make the engine.
     The text and the spoken simulators both start here."""
+    problem = unasked_questions(scenario, flow.questions)
+    if problem is not None:
+        raise InvalidScenario(problem)
     clock = FrozenClock(scenario.now)
     ids = CountingIds()
     db = open_database(db_path)

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Iterable, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..clinic import ClinicDataError, clinic_from_mapping
-from ..engine.flow import WAITING_FOR
 from ..engine.types import OUTCOMES
 
 
@@ -33,9 +32,7 @@ class Interjection(_Strict):
     @field_validator("at")
     @classmethod
     def _known_wait(cls, value: str) -> str:
-        if value not in WAITING_FOR:
-            raise ValueError(f"unknown waiting_for name {value!r}")
-        return value
+        return _question_name(value)
 
 
 class Caller(_Strict):
@@ -49,11 +46,29 @@ class Caller(_Strict):
     @classmethod
     def _known_answers(cls, value: dict) -> dict:
         for key, answer in value.items():
-            if key not in WAITING_FOR:
-                raise ValueError(f"unknown waiting_for name {key!r}")
+            _question_name(key)
             if isinstance(answer, list) and not answer:
                 raise ValueError(f"answer list for {key!r} is empty")
         return value
+
+
+def _question_name(value: str) -> str:
+    """A `waiting_for` name's form; whether the flow asks it is checked against the flow (`unasked_questions`)."""
+    if not isinstance(value, str) or not value.replace("_", "").isalnum():
+        raise ValueError(f"unknown waiting_for name {value!r}")
+    return value
+
+
+def unasked_questions(scenario: Scenario, questions: Iterable[str]) -> str | None:
+    """What is wrong when the caller's script answers a question the flow never asks (None: nothing)."""
+    asked = set(questions)
+    for key in scenario.caller.answers:
+        if key not in asked:
+            return f"caller.answers.{key}: unknown waiting_for name {key!r} (the flow asks {', '.join(sorted(asked))})"
+    for i, item in enumerate(scenario.caller.interjections):
+        if item.at not in asked:
+            return f"caller.interjections[{i}].at: unknown waiting_for name {item.at!r}"
+    return None
 
 
 class ExpectedAppointment(_Strict):

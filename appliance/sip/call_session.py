@@ -43,7 +43,7 @@ class CallSession:
         # the call's port plays what the transport's output queues
         self.transport = SipTransport(self.rate, tape=self.tape, outgoing=phone_call.outgoing)
         phone_call.on_audio = self.transport.feed
-        self.keypad = KeypadCollector(self._keys, self._waiting_for)
+        self.keypad = KeypadCollector(self._keys, self._keypad_reads)
         self.voice_call: Any = None
         self.engine: Any = None
         self.host: Any = None
@@ -260,9 +260,10 @@ class CallSession:
             self.service.emit(self.call_id, CallEvent("keypad", text=text))
             await self.transport.caller_keys(text)
 
-    def _waiting_for(self) -> str:
-        listener = getattr(self.voice_call, "listener", None)
-        return str(getattr(listener, "expecting", "") or "")
+    def _keypad_reads(self) -> str:
+        """What keypad digits mean for the question just asked (`keypad` in questions.yaml)."""
+        question = getattr(getattr(self.voice_call, "listener", None), "question", None)
+        return question.keypad if question is not None else "words"
 
     async def _post(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.wrap_future(self.service.endpoint.post(fn, *args))

@@ -1,7 +1,7 @@
 """Words that point at an appointment the caller already has.
 
 "my appointment tomorrow", "the one on Tuesday", "Tuesday's", "my 10
-o'clock", "the follow-up with Dr Lee": the days, times and names inside
+o'clock", "the follow-up with Dr Roe": the days, times and names inside
 such a phrase pick one of the caller's bookings; they are not a new time
 preference. "Move my appointment tomorrow to Thursday" refers to tomorrow's
 appointment and asks for Thursday.

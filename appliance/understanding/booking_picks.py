@@ -1,5 +1,5 @@
 """Which of the caller's own appointments they mean: "the one tomorrow",
-"Tuesday's", "the 24th", "the follow-up", "the one with Dr Lee", "the 10
+"Tuesday's", "the 24th", "the follow-up", "the one with Dr Roe", "the 10
 o'clock", "the first one"; "both" / "all of them" mean every one. A
 singular description that fits several appointments picks none.
 """

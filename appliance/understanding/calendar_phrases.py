@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from ..domain import Region
 from .spoken_numbers import day_ordinal, small_number, year
 
 MONTHS = {
@@ -57,12 +58,12 @@ class DayMention:
     part: str | None = None  # "morning" etc. when the words said it ("tonight", "this afternoon")
 
 
-def day_first(region: str) -> bool:
-    """Numeric dates: month first only in the US (and a few places that follow it)."""
-    return region.upper() not in ("US", "PH", "FM", "MH", "PW")
+def day_first(region: Region) -> bool:
+    """Numeric dates: the region table says which countries write the month first."""
+    return region.day_first
 
 
-def day_and_month(a: int, b: int, region: str) -> tuple[int, int] | None:
+def day_and_month(a: int, b: int, region: Region) -> tuple[int, int] | None:
     """(day, month) from a numeric pair, taking whichever order is unambiguous,
     else the region's."""
     if a > 12 and b <= 12:
@@ -74,7 +75,7 @@ def day_and_month(a: int, b: int, region: str) -> tuple[int, int] | None:
     return (a, b) if day_first(region) else (b, a)
 
 
-def find_dates(tokens: tuple[str, ...], region: str, dob: bool = False) -> list[DateMention]:
+def find_dates(tokens: tuple[str, ...], region: Region, dob: bool = False) -> list[DateMention]:
     """Every calendar date in the tokens. With `dob`, two-digit years are read
     ("eighty five") and "the fourth of the third" counts; without it only
     full years are taken, so "the 26th at two" keeps its "two"."""
@@ -99,7 +100,7 @@ def _year_after(tokens: tuple[str, ...], k: int, dob: bool) -> tuple[int | None,
     return got
 
 
-def _date_at(tokens: tuple[str, ...], i: int, region: str, dob: bool) -> DateMention | None:
+def _date_at(tokens: tuple[str, ...], i: int, region: Region, dob: bool) -> DateMention | None:
     tok = tokens[i]
     m = _ISO.match(tok)
     if m:
@@ -203,7 +204,7 @@ def date_label(day: date, today: date) -> str:
 _N_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "couple": 2, "few": 3}
 
 
-def find_days(tokens: tuple[str, ...], now: datetime, region: str) -> list[DayMention]:
+def find_days(tokens: tuple[str, ...], now: datetime, region: Region) -> list[DayMention]:
     """Every day or run of days the tokens name, resolved against `now`."""
     today = now.date()
     found: list[DayMention] = []
@@ -238,7 +239,7 @@ _DAY_STARTS = frozenset({"today", "this", "tonight", "tonite", "day", "tomorrow"
                          "early", "later", "end", "weekend", "the", "in", "a", "within", "over"}) | frozenset(WEEKDAYS) | frozenset(MONTHS)
 
 
-def _day_at(tokens: tuple[str, ...], i: int, today: date, region: str) -> DayMention | None:
+def _day_at(tokens: tuple[str, ...], i: int, today: date, region: Region) -> DayMention | None:
     tok = tokens[i]
     if tok not in _DAY_STARTS and tok not in _DAY_WORDS and not tok[:1].isdigit():
         return None

@@ -2,11 +2,11 @@
 
 Names and aliases match exactly (after the same normalising as the caller's
 words, plurals and a few synonyms folded: "jab"/"vaccine" -> "shot",
-"consult" -> "consultation"). Near misses a speech recogniser makes ("Raj
-Shaw", "remedial messages", "physio" for "physiotherapy") match through
+"consult" -> "consultation"). Near misses a speech recogniser makes ("Dr
+Row" for "Dr Roe", "flew shot", "physio" for "physiotherapy") match through
 rapidfuzz, but only for multi-word phrases or long proper names, never for
 ordinary words. A practitioner's first or last name alone counts only with
-a cue ("with Raj", "Dr Lee", "see Anna") or when the agent asked for a
+a cue ("with Jane", "Dr Roe", "see Jane") or when the agent asked for a
 practitioner. The index of a catalog is built once and cached.
 """
 
@@ -20,6 +20,7 @@ from rapidfuzz import fuzz, process
 from ..domain import ANYONE, Catalog
 from .common_words import FUNCTION_WORDS, STOP_WORDS
 from .normalise import CallerText, normalise
+from .questions import Question
 from .signals import WordPattern
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -112,7 +113,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         for text in (s.name, *s.aliases):
             add(text, "service", s.id)
             toks = _canon_tokens(text)
-            # "Initial consultation" is also just "initial"; "Remedial massage" also just
+            # "Initial consultation" is also just "initial"; "Foot massage" also just
             # "massage" (kept only where no other service claims the word).
             content = tuple(t for t in toks if t not in _GENERIC)
             if 0 < len(content) < len(toks) and len(" ".join(content)) >= 4:
@@ -143,7 +144,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             add(toks[0], "practitioner", p.id, needs_cue=True)
             add(toks[-1], "practitioner", p.id, needs_cue=True)
 
-    # Drop partial phrases claimed by two entities (e.g. two practitioners called Anna).
+    # Drop partial phrases claimed by two entities (e.g. two practitioners called Jane).
     owners: dict[tuple[str, ...], set[tuple[str, str]]] = {}
     for ph in phrases:
         owners.setdefault(ph.tokens, set()).add((ph.kind, ph.id))
@@ -239,22 +240,18 @@ _ANYONE_SAID = WordPattern(
     r"\bwhoever is (?:free|available|on)\b|\bno preference (?:for|on|of|about) (?:practitioner|physio|who|doctor|"
     r"therapist)\b|\bno (?:practitioner|physio|doctor|therapist) preference\b|\bnot fussed (?:who|which)\b")
 
-_EXACT_ONLY_WAITS = frozenset({"dob", "phone", "full_name", "first_name", "last_name", "spelling"})
-_NAME_WAITS = frozenset({"full_name", "first_name", "last_name", "spelling"})
-
-
-def find_catalog(ct: CallerText, catalog: Catalog, waiting_for: str) -> CatalogFindings:
+def find_catalog(ct: CallerText, catalog: Catalog, question: Question) -> CatalogFindings:
     index = catalog_index(catalog)
     # most lines hold no word a phrase could start at: nothing to match there
-    mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, waiting_for)
+    mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
     anyone = False
-    if waiting_for not in _EXACT_ONLY_WAITS:
-        pattern = _ANYONE_ASKED if waiting_for == "practitioner" else _ANYONE_SAID
+    if not question.personal:
+        pattern = _ANYONE_ASKED if question.wants("practitioner") else _ANYONE_SAID
         anyone = pattern.search_in(ct) is not None
     return CatalogFindings(mentions, anyone)
 
 
-def _mentions(ct: CallerText, index: CatalogIndex, waiting_for: str) -> tuple[CatalogMention, ...]:
+def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[CatalogMention, ...]:
     # canonical tokens, each remembering the caller token it came from; and
     # where a phrase could start (exactly, as the start of a catalog word, or
     # approximately)
@@ -282,22 +279,22 @@ def _mentions(ct: CallerText, index: CatalogIndex, waiting_for: str) -> tuple[Ca
     n = len(canon)
     mentions: list[CatalogMention] = []
     taken = [False] * n
-    practitioner_asked = waiting_for in ("practitioner", "slot_choice", "booking_choice")
-    exact_only = waiting_for in _EXACT_ONLY_WAITS
+    practitioner_asked = question.names_practitioners
+    own_name = question.name_part is not None   # a caller giving their own name may share it with a practitioner
 
     def cued(kind: str, i: int, j: int) -> bool:
         if kind == "practitioner":
-            if waiting_for in _NAME_WAITS:
+            if own_name:
                 return False
             if practitioner_asked:
                 return True
             prev = canon[i - 1] if i > 0 else ""
             nxt = ct.tokens[origin[j - 1] + 1] if origin[j - 1] + 1 < len(ct.tokens) else ""
             return prev in _PRACTITIONER_CUES or nxt == "'s"
-        # partial location name: "the north one", "north sydney"
+        # partial location name: "the hill one", "hill road"
         prev = canon[i - 1] if i > 0 else ""
         nxt = canon[j] if j < n else ""
-        return waiting_for == "location" or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
+        return question.wants("location") or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
 
     # left to right, a matched phrase's words not looked at again
     by_first = index.by_first
@@ -307,8 +304,8 @@ def _mentions(ct: CallerText, index: CatalogIndex, waiting_for: str) -> tuple[Ca
             continue
         for ph in by_first[canon[i]]:
             j = i + len(ph.tokens)
-            if ph.kind == "practitioner" and waiting_for in _NAME_WAITS:
-                continue  # a caller giving their own name may share it with a practitioner
+            if ph.kind == "practitioner" and own_name:
+                continue
             if tuple(canon[i:j]) == ph.tokens and (not ph.needs_cue or cued(ph.kind, i, j)):
                 mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "exact"))
                 for k in range(i, j):
@@ -316,10 +313,10 @@ def _mentions(ct: CallerText, index: CatalogIndex, waiting_for: str) -> tuple[Ca
                 after = j
                 break
 
-    if not exact_only:
+    if not question.personal:   # an answer about the person matches the catalogue only exactly
         _prefix_matches(ct, origin, taken, prefixes, mentions)
         _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued, heads)
-    if waiting_for != "service":
+    if not question.wants("service"):
         # "I'll follow up", "can you review it": the service's name used as a verb
         mentions = [m for m in mentions
                     if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE)]
@@ -334,7 +331,7 @@ def _mention(ct: CallerText, origin: list[int], kind: str, id_: str, i: int, j: 
 
 
 def _negated(ct: CallerText, start: int) -> bool:
-    """"not Raj", "not with Dr Lee", "anyone but Anna", "rather than the city"."""
+    """"not Dr Roe", "not with Dr Roe", "anyone but Jane", "rather than the hill one"."""
     clause_start = ct.clause_of(start)[0]
     before = ct.tokens[max(clause_start, start - 2):start]
     if "not" in before or "except" in before or "than" in before or (before and before[-1] == "no"):

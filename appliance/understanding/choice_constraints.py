@@ -1,7 +1,7 @@
 """What a caller says to single out one thing from a short list read to
 them: a position ("the first one", "the later one"), a time ("the 12:15",
 "eight"), a day ("the Thursday one", "tomorrow"), a practitioner or place
-("the one with Raj"), a part of the day ("the morning one"). Slot picks and
+("the one with Dr Roe"), a part of the day ("the morning one"). Slot picks and
 booking picks both read these, then filter their own list.
 """
 
@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
+from ..domain import Region
 from .calendar_phrases import DayMention, find_days
 from .catalog_match import CatalogFindings
 from .clock_times import ClockTime, find_times
@@ -72,7 +73,7 @@ class Constraints:
 def read_constraints(
     ct: CallerText,
     now: datetime,
-    region: str,
+    region: Region,
     findings: CatalogFindings,
     inside=None,
     days: list[DayMention] | None = None,

@@ -200,7 +200,7 @@ def find_times(tokens: tuple[str, ...], start: int = 0, end: int | None = None) 
             continue
         clock = _read(tokens, i)
         if clock is not None and not clock.strong and tokens[i] == "one":
-            clock = None  # "the one with Raj", "that one": not one o'clock
+            clock = None  # "the one with Dr Roe", "that one": not one o'clock
         if clock is not None and clock.end > i:
             found.append(clock)
             i = clock.end

@@ -5,16 +5,9 @@ nineteen eighty five", "11/30/1972", "04/03/1985" (day first unless the
 region writes month first), "1985-03-04", "June 2nd, 1979", "2 June 79",
 "twenty first of may two thousand and one", "4 3 85" when asked for it.
 A two-digit year takes the century that puts the date in the past; a date
-of birth is never in the future and never before 1900.
-
-"Nineteen seventy" and "nineteen seventeen" differ in one unstressed syllable,
-and Whisper on a phone line writes the first as "1917" more often than not.
-A year in 1913-1919 that would make the caller older than anyone plausibly
-phoning for themselves (over OLDEST_CALLER) is read as the "-ty" year it
-sounds like: 1917 -> 1970, 1919 -> 1990. Likewise a year in the 1700s is
-the 19xx year with the same ending ("nineteen" heard as "seventeen": 1779
-for 1979, 1772 for 1972). A wrong guess costs nothing: the
-lookup does not match and the caller is asked again.
+of birth is never in the future and never before 1900. Years misheard by
+speech-to-text (a "-teen" year for a "-ty" one, "seventeen" for "nineteen")
+are the date-of-birth question's repairs (config/flows/questions.yaml).
 """
 
 from __future__ import annotations
@@ -22,6 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ..domain import Region
 from .calendar_phrases import day_and_month, find_dates, valid_date
 from .normalise import CallerText
 from .signals import WordPattern
@@ -29,7 +23,6 @@ from .spoken_numbers import UNITS, ZERO_WORDS, small_number, year
 
 DOB_MARKER = WordPattern(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
 _DIGITS = re.compile(r"^\d{1,4}$")
-OLDEST_CALLER = 105  # years
 
 
 def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
@@ -40,30 +33,21 @@ def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
     return None
 
 
-def heard_year(year: int, today: date) -> int:
-    """The year the caller most likely said: a "-teen" year no caller could be born in is the "-ty" one."""
-    if 1913 <= year <= 1919 and today.year - year > OLDEST_CALLER:
-        return 1900 + 10 * (year - 1910)
-    if 1700 <= year < 1800:
-        return 1900 + year % 100
-    return year
-
-
 def date_of_birth(year: int, month: int, day: int, today: date) -> date | None:
     """The date, if someone could have been born on it and be calling today."""
-    born = valid_date(heard_year(year, today), month, day)
+    born = valid_date(year, month, day)
     if born is not None and date(1900, 1, 1) <= born <= today:
         return born
     return None
 
 
-def find_dob(ct: CallerText, today: date, region: str) -> date | None:
+def find_dob(ct: CallerText, today: date, region: Region) -> date | None:
     """The first complete, plausible date of birth in the words."""
     found = find_dob_span(ct, today, region)
     return found[0] if found else None
 
 
-def find_dob_span(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
     """The date of birth with the token span it was said in."""
     for mention in find_dates(ct.tokens, region, dob=True):
         if mention.month is None or mention.year is None:
@@ -95,7 +79,7 @@ def _pair(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:
     return None
 
 
-def _digit_pairs(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+def _digit_pairs(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
     """ "oh four oh three eighty five", "zero four zero three nineteen eighty five"."""
     toks = ct.tokens
     for i in range(len(toks)):
@@ -123,7 +107,7 @@ def _digit_pairs(ct: CallerText, today: date, region: str) -> tuple[date, int, i
     return None
 
 
-def _spaced_numbers(ct: CallerText, today: date, region: str) -> tuple[date, int, int] | None:
+def _spaced_numbers(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
     """ "4 3 85", "04 03 1985": three written numbers in a row."""
     toks = ct.tokens
     for i in range(len(toks) - 2):

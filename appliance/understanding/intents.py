@@ -8,9 +8,12 @@ before a weaker one, and an earlier one before a later one.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from ..domain import Region
 from .emergencies import find_red_flags
 from .normalise import CallerText
+from .questions import Question
 from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
 from .task_intents import TASK_RULES
 from .utterance import Signal
@@ -37,31 +40,41 @@ _OWNED_BEFORE = re.compile(r"\b(?:my|our|his|her|their)(?: [a-z]+)? $")
 _SPEAK_TO = re.compile(r"\b(?:speak|talk|chat) (?:to|with)(?: dr| doctor)? $")
 # "book one" picks an offered time at a slot choice, but asked what else they want after a price or service
 # answer, it is the service just talked about
+_TIME_FOLLOWS = re.compile(r" (?:on|this|next|tomorrow|today|tonight|in the|at|for (?:monday|tuesday|wednesday|"
+                           r"thursday|friday|saturday|sunday|the morning|the afternoon))\b")
+_WHEN_BEFORE_SITE = re.compile(r"\b(?:what time|when) (?:do|does|is|are)(?: the)? $")
+_OPENING_AFTER_SITE = re.compile(r"[a-z' ]{0,40}?\b(?:open|close|shut|finish|start|opening|closing)\b")
 _BOOK_THE_ONE_DISCUSSED = re.compile(r"\bbook(?:ing)? (?:one|it|that|this|them|one of (?:those|them|these))\b")
 
 
 def detect_intents(
     ct: CallerText,
-    waiting_for: str,
+    question: Question,
+    region: Region | None = None,
     service_positions: tuple[int, ...] = (),
     practitioner_positions: tuple[int, ...] = (),
+    location_positions: tuple[int, ...] = (),
 ) -> tuple[Signal, ...]:
-    """`service_positions`/`practitioner_positions`: token indexes where the
-    caller named a service / a practitioner (from catalog matching)."""
+    """`service_positions`/`practitioner_positions`/`location_positions`: token indexes where the caller
+    named a service / a practitioner / a site (from catalog matching)."""
     hits: dict[str, Hit] = {}
     if not ct.tokens:
         return ()
     find_red_flags(ct, hits)
     apply_rules(ct, _WORD_RULES, hits)
-    read_conversation_acts(ct, waiting_for, hits)
-    _from_catalog(ct, waiting_for, hits, service_positions, practitioner_positions)
-    _lone_zero(ct, waiting_for, hits)
-    _book_the_one_discussed(ct, waiting_for, hits)
-    _settle(hits, waiting_for)
+    read_conversation_acts(ct, question, hits)
+    if region is not None and region.billing_terms:
+        _billing_terms(ct, region, hits)
+    if location_positions and "hours" not in hits:
+        _site_hours(ct, location_positions, hits)
+    _from_catalog(ct, question, hits, service_positions, practitioner_positions)
+    _lone_zero(ct, question, hits)
+    _book_the_one_discussed(ct, question, hits)
+    _settle(hits, question)
     return _ordered(hits)
 
 
-def _from_catalog(ct: CallerText, waiting_for: str, hits: dict[str, Hit],
+def _from_catalog(ct: CallerText, question: Question, hits: dict[str, Hit],
                   services: tuple[int, ...], practitioners: tuple[int, ...]) -> None:
     if services:
         first = services[0]
@@ -79,7 +92,7 @@ def _from_catalog(ct: CallerText, waiting_for: str, hits: dict[str, Hit],
             if _WANT_BEFORE.search(before):
                 add_hit(hits, "book", "medium", pos, EVIDENCE["book"])
                 hits["book"].labels.append("service_mention")
-            elif waiting_for == "intent" and not _OWNED_BEFORE.search(before):
+            elif question.open and not _OWNED_BEFORE.search(before):
                 add_hit(hits, "book", "low", pos, "service_mention")
     if practitioners and "human" not in hits:
         pos = ct.offsets[practitioners[0]]
@@ -88,21 +101,50 @@ def _from_catalog(ct: CallerText, waiting_for: str, hits: dict[str, Hit],
             hits["human"].labels.append("practitioner_mention")
     if practitioners and not _has_task(hits):
         pos = ct.offsets[practitioners[0]]
-        if _SEE_PRACTITIONER.search(ct.text[:pos]) and waiting_for in ("intent", "anything_else"):
+        if _SEE_PRACTITIONER.search(ct.text[:pos]) and question.open:
             add_hit(hits, "book", "medium", pos, EVIDENCE["book"])
             hits["book"].labels.append("practitioner_mention")
 
 
-def _book_the_one_discussed(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
-    if waiting_for not in ("intent", "anything_else") or _has_task(hits):
+def _billing_terms(ct: CallerText, region: Region, hits: dict[str, Hit]) -> None:
+    """The region's own words for paying ("bulk billed", "copay", "on the NHS") ask about prices, unless a
+    time follows ("is there a gap on Thursday?" asks for a free time)."""
+    pattern = _billing_pattern(region.billing_terms)
+    for m in pattern.finditer(ct.text):
+        if not _TIME_FOLLOWS.match(ct.text, m.end()) and not negated_before(ct, m.start(), 3):
+            add_hit(hits, "price", "medium", m.start(), EVIDENCE["price"])
+            hits["price"].labels.append("regional_billing_term")
+            return
+
+
+@lru_cache(maxsize=16)
+def _billing_pattern(terms: tuple[str, ...]) -> re.Pattern:
+    phrases = sorted((re.escape(term) for term in terms), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(phrases) + r")\b")
+
+
+def _site_hours(ct: CallerText, locations: tuple[int, ...], hits: dict[str, Hit]) -> None:
+    """ "When does <one of the clinic's sites> open?": the hours, whatever the site is called."""
+    text = ct.text
+    for start in locations:
+        pos = ct.offsets[start]
+        asked = _WHEN_BEFORE_SITE.search(text[max(0, pos - 20):pos])
+        if asked and _OPENING_AFTER_SITE.match(text, pos):
+            add_hit(hits, "hours", "high", pos, EVIDENCE["hours"])
+            hits["hours"].labels.append("site_mention")
+            return
+
+
+def _book_the_one_discussed(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
+    if not question.open or _has_task(hits):
         return
     m = _BOOK_THE_ONE_DISCUSSED.search(ct.text)
     if m and not negated_before(ct, m.start(), 3):
         add_hit(hits, "book", "medium", m.start(), "booking_back_reference")
 
 
-def _lone_zero(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
-    if len(ct.tokens) == 1 and ct.tokens[0] in _ZERO and waiting_for not in ("phone", "dob", "slot_choice"):
+def _lone_zero(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
+    if len(ct.tokens) == 1 and ct.tokens[0] in _ZERO and not question.numbers_expected:
         add_hit(hits, "human", "high", 0, EVIDENCE["human"])
     elif ct.tokens == ("keypad", "0"):  # the phone line's word for a lone 0 pressed on the keypad: in every state
         add_hit(hits, "human", "high", 0, EVIDENCE["human"])
@@ -112,7 +154,7 @@ def _has_task(hits: dict[str, Hit]) -> bool:
     return any(name in hits for name in _TASK_ORDER)
 
 
-def _settle(hits: dict[str, Hit], waiting_for: str) -> None:
+def _settle(hits: dict[str, Hit], question: Question) -> None:
     """Drop the weaker of two signals that cannot both be meant."""
     def weaker_than_high(name: str) -> bool:
         return name in hits and hits[name].confidence != "high"
@@ -127,7 +169,7 @@ def _settle(hits: dict[str, Hit], waiting_for: str) -> None:
             and hits["cancel"].confidence == "high":
         del hits["reschedule"]
     # While choosing among offered times, "a later time" is not a reschedule.
-    if waiting_for in ("slot_choice", "time_preference", "confirm") and weaker_than_high("reschedule"):
+    if question.settling_a_booking and weaker_than_high("reschedule"):
         del hits["reschedule"]
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):

@@ -1,12 +1,12 @@
 """A caller's name, and any letters they spell.
 
 A name is taken from explicit words anywhere ("my name is", "my last name
-is", "surname's", "first name", "this is Jon Smyth", "Sarah Johnson
-speaking", "I'm Sarah" where that is clearly a name), and from the bare
-words only when the agent asked for a name (full_name, first_name,
-last_name, spelling). Ordinary words ("yes", "um", "appointment",
+is", "surname's", "first name", "this is Jon Smyth", "Jane Doe
+speaking", "I'm Jane" where that is clearly a name), and from the bare
+words only when the agent asked for a name (the question's `name_part`:
+full, first, last or spelling). Ordinary words ("yes", "um", "appointment",
 "tomorrow", a service or place) never become a name. Middle names are
-dropped; "Johnson, Sarah" puts the surname first. Letters ("S M Y T H",
+dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
 "S-M-Y-T-H", "s as in sugar", "double t") are returned upper case, and
 correct the name word they spell.
 """
@@ -21,8 +21,6 @@ from rapidfuzz import fuzz
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .normalise import CallerText
 from .utterance import PersonName
-
-NAME_WAITS = frozenset({"full_name", "first_name", "last_name", "spelling"})
 
 _LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "aitch": "h", "haitch": "h",
                  "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
@@ -48,13 +46,13 @@ _BEFORE_LATER_NAME = frozenset({"for", "under", "is", "name", "called", "named",
 _TRAILING_POLITE = frozenset({"please", "thanks", "thank", "you", "here", "speaking", "calling", "that", "is", "it",
                               "right", "mate"})
 _SPEAKING = frozenset({"speaking", "here"})
-_LISTING = frozenset({"and", "or", "with", "for", "to"})  # "Tom and Jerry": two people, not one name
+_LISTING = frozenset({"and", "or", "with", "for", "to"})  # "Jane and John": two people, not one name
 _INTRODUCING = frozenset({"calling", "speaking", "here", "ringing", "phoning", "from"})
 _GREETINGS = frozenset({"hi", "hello", "hey", "morning", "afternoon", "evening", "yes", "yeah", "oh", "g'day", "gday"})
 
 
 def _greeted(ct: CallerText, char_start: int) -> bool:
-    """ "Hi, I'm Sarah": an introduction straight after a greeting."""
+    """ "Hi, I'm Jane": an introduction straight after a greeting."""
     k = ct.token_index(char_start)
     return k > 0 and ct.tokens[k - 1] in _GREETINGS and (k - 1 == 0 or k - 1 in ct.clause_starts)
 
@@ -239,7 +237,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
         if parts and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
                 and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked):
             if len(tok) == 1 and tok.isalpha():
-                j += 1  # a middle initial: "Sarah J Johnson"
+                j += 1  # a middle initial: "Jane Q Doe"
                 continue
             parts.append(tok)
             words.append(tok)
@@ -279,8 +277,8 @@ def _merge(a: PersonName | None, b: PersonName | None) -> PersonName | None:
     return PersonName(first=a.first or b.first, last=a.last or b.last)
 
 
-def _single_part(waiting_for: str) -> str:
-    return "last" if waiting_for == "last_name" else "first"
+def _single_part(name_part: str | None) -> str:
+    return "last" if name_part == "last" else "first"
 
 
 def _clause_end_after(ct: CallerText, run: _Run) -> bool:
@@ -289,11 +287,12 @@ def _clause_end_after(ct: CallerText, run: _Run) -> bool:
 
 def find_name(
     ct: CallerText,
-    waiting_for: str,
+    name_part: str | None,
     spelled: list[Spelled],
     blocked: frozenset[str] = frozenset(),
 ) -> PersonName | None:
-    """`blocked`: words of the clinic's services and places, never a name."""
+    """`name_part`: the part of a name just asked for (None: no name was asked for).
+    `blocked`: words of the clinic's services and places, never a name."""
     text = ct.text
     found: PersonName | None = None
 
@@ -323,7 +322,7 @@ def find_name(
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
         if run is not None:
-            return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+            return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
     for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text else ()):
         at = _token_after(ct, m.end())
@@ -331,14 +330,14 @@ def find_name(
         if run is None or run.ambiguous:
             continue
         phrase = m.group(0)
-        if phrase == "it is" and waiting_for not in NAME_WAITS and len(run.parts) < 2:
+        if phrase == "it is" and name_part is None and len(run.parts) < 2:
             continue
         if not _clause_end_after(ct, run):
             continue
-        if phrase == "i am" and len(run.parts) < 2 and waiting_for not in NAME_WAITS and not _greeted(ct, m.start()) \
+        if phrase == "i am" and len(run.parts) < 2 and name_part is None and not _greeted(ct, m.start()) \
                 and run.end < len(ct.tokens) and ct.tokens[run.end] not in _INTRODUCING:
-            continue  # "I'm outside", "I'm Sarah calling": only the second is surely a name
-        return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+            continue  # "I'm outside", "I'm Jane calling": only the second is surely a name
+        return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
     speaking = not ct.words.isdisjoint(_SPEAKING)
     for k, tok in enumerate(ct.tokens if speaking else ()):
@@ -349,10 +348,10 @@ def find_name(
             lead_ok = s in ct.clause_starts or ct.tokens[s - 1] in _LEAD_BEFORE_SPEAKING
             run = _read_run(ct, s, blocked) if s < k else None
             if run is not None and run.end == k and lead_ok and not run.ambiguous:
-                return _respell(_person(run.parts, _single_part(waiting_for)), ct, spelled)
+                return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
-    if waiting_for in NAME_WAITS:
-        return _bare_name(ct, waiting_for, spelled, blocked)
+    if name_part is not None:
+        return _bare_name(ct, name_part, spelled, blocked)
     return None
 
 
@@ -363,15 +362,15 @@ def _token_after(ct: CallerText, char_end: int) -> int:
     return len(ct.tokens)
 
 
-def _bare_name(ct: CallerText, waiting_for: str, spelled: list[Spelled], blocked: frozenset[str]) -> PersonName | None:
+def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: frozenset[str]) -> PersonName | None:
     tokens = ct.tokens
     n = len(tokens)
     i = 0
     while i < n and tokens[i] in _BARE_SKIP:
         i += 1
     run = _read_run(ct, i, blocked) if i < n else None
-    if run is None and waiting_for in ("full_name", "spelling"):
-        # "booking for Sarah Johnson", "it's under Sarah Johnson": a clear full name further on
+    if run is None and name_part in ("full", "spelling"):
+        # "booking for Jane Doe", "it's under Jane Doe": a clear full name further on
         for k in range(i + 1, n):
             if tokens[k - 1] not in _BEFORE_LATER_NAME and k not in ct.clause_starts:
                 continue
@@ -380,39 +379,39 @@ def _bare_name(ct: CallerText, waiting_for: str, spelled: list[Spelled], blocked
                 return _respell(_person(later.parts, "first"), ct, spelled)
     if run is None:
         if spelled:
-            return _from_letters(spelled, waiting_for)
+            return _from_letters(spelled, name_part)
         return None
     rest = [t for t in tokens[run.end:] if t not in _TRAILING_POLITE]
     whole = not rest
-    surname = _surname_after_bent_words(ct, run, waiting_for, spelled, blocked)
+    surname = _surname_after_bent_words(ct, run, name_part, spelled, blocked)
     if surname is not None:
         return _respell(PersonName(first=title_case(run.parts[0]), last=surname), ct, spelled)
-    # "Johnson, Sarah": surname, then the first name after a pause.
-    if len(run.parts) == 1 and run.end < n and run.end in ct.clause_starts and waiting_for == "full_name":
+    # "Doe, Jane": surname, then the first name after a pause.
+    if len(run.parts) == 1 and run.end < n and run.end in ct.clause_starts and name_part == "full":
         second = _read_run(ct, run.end, blocked)
         if second is not None and len(second.parts) == 1 and not any(s.start == run.end for s in spelled):
             after = [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]
             if not after and not (run.ambiguous and second.ambiguous):
                 return PersonName(first=title_case(second.parts[0]), last=title_case(run.parts[0]))
     if run.ambiguous and not whole:
-        return _from_letters(spelled, waiting_for) if spelled else None
-    if waiting_for == "spelling" and len(run.parts) == 1:
+        return _from_letters(spelled, name_part) if spelled else None
+    if name_part == "spelling" and len(run.parts) == 1:
         return None  # one word spelled: the engine knows which part it asked to have spelled
-    single = _single_part(waiting_for)
-    if len(run.parts) == 1 and waiting_for == "full_name" and spelled and _spells(spelled[0].letters, run.parts[0]):
+    single = _single_part(name_part)
+    if len(run.parts) == 1 and name_part == "full" and spelled and _spells(spelled[0].letters, run.parts[0]):
         single = "last"  # "Smyth, S M Y T H": people spell their surname
     return _respell(_person(run.parts, single), ct, spelled)
 
 
-def _surname_after_bent_words(ct: CallerText, run: _Run, waiting_for: str, spelled: list[Spelled],
+def _surname_after_bent_words(ct: CallerText, run: _Run, name_part: str, spelled: list[Spelled],
                               blocked: frozenset[str]) -> str | None:
-    """The surname in "I love you Bennett" (said: "Olivia Bennett"): speech to text bends a first name into
-    ordinary words far more often than a surname, so a lone name word ending a full-name answer, one or two
+    """A surname said after a first name bent into ordinary words: speech to text bends a first name into
+    small words far more often than a surname, so a lone name word ending a full-name answer, one or two
     small words after the first name word, is the surname. The lookup compares it with the record."""
     tokens = ct.tokens
     last = len(tokens) - 1
     between = tokens[run.end:last]
-    if waiting_for != "full_name" or len(run.parts) != 1 or not 1 <= len(between) <= 2 \
+    if name_part != "full" or len(run.parts) != 1 or not 1 <= len(between) <= 2 \
             or not all((t in STOP_WORDS or t in _TRAILING_POLITE) and t not in _LISTING for t in between) \
             or any(s.start == last for s in spelled):
         return None
@@ -420,17 +419,17 @@ def _surname_after_bent_words(ct: CallerText, run: _Run, waiting_for: str, spell
     return title_case(tail.parts[0]) if tail is not None and not tail.ambiguous else None
 
 
-def _from_letters(spelled: list[Spelled], waiting_for: str) -> PersonName | None:
+def _from_letters(spelled: list[Spelled], name_part: str) -> PersonName | None:
     """A name from letters alone: the part asked for; with two runs, first
     and last; one run while asked to spell (which part is the engine's to
     know) gives no name, only `spelled`."""
-    if waiting_for == "first_name":
+    if name_part == "first":
         return PersonName(first=title_case(spelled[0].letters.lower()), last=None)
-    if waiting_for == "last_name":
+    if name_part == "last":
         return PersonName(first=None, last=title_case(spelled[-1].letters.lower()))
     if len(spelled) >= 2:
         return PersonName(first=title_case(spelled[0].letters.lower()), last=title_case(spelled[-1].letters.lower()))
-    if waiting_for == "full_name":
+    if name_part == "full":
         return PersonName(first=None, last=title_case(spelled[0].letters.lower()))
     return None
 
@@ -444,7 +443,7 @@ def _spells(letters: str, word: str) -> bool:
 
 def _respell(name: PersonName, ct: CallerText, spelled: list[Spelled]) -> PersonName:
     """Letters the caller spelled win over the recogniser's guess at the word;
-    a name written with inner capitals ("MacLeod", "DeAngelo") keeps them."""
+    a name written with inner capitals ("McAdam", "DeAngelo") keeps them."""
     first, last = name.first, name.last
     for s in spelled:
         if last and _spells(s.letters, last.lower()):

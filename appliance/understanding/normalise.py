@@ -10,7 +10,7 @@ Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 - "2pm" -> "2 pm", "o'clock" -> "oclock", possessive "tuesday's" -> "tuesday 's";
 - where the caller paused (a comma, full stop, question mark) the next word is
   remembered as the start of a clause, so rules can keep negation and
-  "Johnson, Sarah" apart from the words around them;
+  "Doe, Jane" apart from the words around them;
 - where a hyphen joined two words ("Smith-Jones") the second word is remembered
   as hyphen-joined, so names can be rebuilt.
 """
@@ -30,11 +30,6 @@ _HYPHEN_JOIN = "\x05"
 
 _MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
 _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
-# Whisper at phone quality writes "Thursday" as "first day" ("First day morning"); a first day that is not
-# someone's or something's ("the first day you have", "my first day") and comes before a time of day or
-# ends the clause is the weekday
-_FIRST_DAY = re.compile(r"\b(?:(the|my|your|our|her|his|a) )?first day\b"
-                        r"(?=\s*(?:$|[,.?!]|morning|afternoon|evening|arvo|at\b|after\b|before\b))")
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
 _DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
 _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
@@ -145,24 +140,19 @@ def _expand(token: str) -> tuple[str, ...]:
     return (token,)
 
 
-# "6th Flash, 15th Flash", "6-lash 15-lash 1988"
-_SPOKEN_SLASH = re.compile(r"(?<=\d)(?:st|nd|rd|th)?[\s,-]*[sf]?lash[\s,-]*(?=\d)")
 
 
 # speech-to-text writes a spoken "eight thirty-one" ("the 8:30 one") as "8,31": one clock number, like "831"
 _CLOCK_COMMA = re.compile(r"(?<![\d,])(1[0-2]|0?[1-9]),([0-5]\d)(?![\d,])")
 
 
-def normalise(raw: str) -> CallerText:
+def normalise(raw: str, regional: tuple[tuple[str, str], ...] = ()) -> CallerText:
+    """`regional`: (regional word, general word) pairs from the clinic's region ("arvo" -> "afternoon")."""
     t = raw.lower()
     if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
         t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
-    if has_digit and "lash" in t:  # speech-to-text writes a spoken "11/30/1972" as "11-slash, 30-slash, 1972"
-        t = _SPOKEN_SLASH.sub("/", t)
     # each substitution runs only when the text holds what it looks for
-    if "first day" in t:
-        t = _FIRST_DAY.sub(lambda m: m.group(0) if m.group(1) else "thursday", t)
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:
@@ -195,6 +185,9 @@ def normalise(raw: str) -> CallerText:
         tokens, starts, hyphen_joined = _plain_words(t), [0], []
         if _BREAK in t:
             tokens, starts = _clauses(t)
+    if regional:
+        general = dict(regional)
+        tokens = [general.get(tok, tok) for tok in tokens]
     n = len(tokens)
     # each token starts one past the end of the one before: 0, len0 + 1, len0 + len1 + 2, ...
     offsets = (0, *map(add, accumulate(map(len, tokens)), range(1, n))) if n else ()

@@ -1,15 +1,17 @@
 """The entry point: one caller utterance in, every fact it carries out.
 
-Everything present is extracted at once (a caller who says "book me a flu
-shot Friday at Eastside" gets intent, service, window and location), subject
-to what the agent was waiting for:
+The question just asked (`questions.py`) first undoes its known
+speech-to-text confusions. Then everything present is extracted at once (a
+caller who says "book me a flu shot Friday at Hill Road" gets intent,
+service, window and location), subject to what the question expects:
 - a bare name only when a name was asked for; a marked one ("my name is") always;
 - a date of birth when asked for, or marked ("born", "date of birth"), or in a correction;
 - a phone number when asked for, or marked ("my number is", "call me on"), or in a correction;
-- no time window while a date of birth, phone number, name or spelling was asked for,
+- no time window in an answer about the person (a date of birth, number, name or spelling),
   none from words that describe an existing appointment ("my appointment tomorrow"),
   and none from a yes that repeats the read-back ("yes, Thursday is fine");
-- slot picks only among offered slots, booking picks only among the caller's bookings.
+- slot picks only among offered slots, booking picks only among the caller's bookings;
+- any other kind the question expects, by its registered extractor (`extractors.py`).
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from .clock_times import find_times
 from .catalog_match import catalog_index, find_catalog
 from .choice_constraints import read_constraints
 from .dates_of_birth import DOB_MARKER, find_dob_span
+from .extractors import run_extractors
 from .intents import detect_intents
-from .names import NAME_WAITS, find_name, find_spelled
+from .names import find_name, find_spelled
 from .normalise import normalise
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
 from .slot_picks import pick_slot
-from .time_windows import NO_WINDOW_WAITS, find_window
+from .time_windows import find_window
 from .utterance import ListenContext, Utterance
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
@@ -37,32 +40,35 @@ _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
 
 
 def understand(text: str, context: ListenContext) -> Utterance:
-    ct = normalise(text or "")
+    question = context.question
+    heard = question.repair(text, context.now) if question.repairs and text else text
+    ct = normalise(heard or "", context.region.words)
     if not ct.tokens:
         return Utterance(text=text, intents=())
-    waiting = context.waiting_for
     today = context.now.date()
 
-    findings = find_catalog(ct, context.catalog, waiting)
+    findings = find_catalog(ct, context.catalog, question)
     service_positions = tuple(m.start for m in findings.mentions if m.kind == "service" and not m.negated)
     practitioner_positions = tuple(m.start for m in findings.mentions if m.kind == "practitioner" and not m.negated)
-    intents = detect_intents(ct, waiting, service_positions, practitioner_positions)
+    location_positions = tuple(m.start for m in findings.mentions if m.kind == "location" and not m.negated)
+    intents = detect_intents(ct, question, context.region, service_positions, practitioner_positions,
+                             location_positions)
     names = {s.name for s in intents}
     correcting = "correction" in names
 
     # names and spelling
-    name_asked = waiting in NAME_WAITS
+    name_asked = question.name_part is not None
     spelled_runs = find_spelled(ct, name_asked)
-    name = find_name(ct, waiting, spelled_runs, catalog_index(context.catalog).place_and_service_words)
+    name = find_name(ct, question.name_part, spelled_runs, catalog_index(context.catalog).place_and_service_words)
     # letters count as a spelling where a name is in play: asked for, said, or being corrected
     spelled = None
-    if spelled_runs and (name_asked or name is not None or waiting == "confirm" or names & {"correction", "no"}):
+    if spelled_runs and (name_asked or name is not None or question.read_back or names & {"correction", "no"}):
         spelled = " ".join(s.letters for s in spelled_runs)
 
     # date of birth
     dob = None
     dob_span: list[tuple[int, int]] = []
-    if waiting == "dob" or correcting or DOB_MARKER.search_in(ct):
+    if question.wants("dob") or correcting or DOB_MARKER.search_in(ct):
         found = find_dob_span(ct, today, context.region)
         if found is not None:
             dob, start, end = found
@@ -70,7 +76,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
 
     # phone number
     phone = None
-    if waiting == "phone" or correcting:
+    if question.wants("phone") or correcting:
         phone = find_phone(ct, context.region)
     else:
         m = PHONE_MARKER.search_in(ct)
@@ -78,28 +84,28 @@ def understand(text: str, context: ListenContext) -> Utterance:
             phone = find_phone(ct, context.region, after_char=m.start())
 
     # words about an existing appointment
-    definite = waiting == "booking_choice" or bool(names & _EXISTING)
+    choosing_booking = question.wants("booking")
+    definite = choosing_booking or bool(names & _EXISTING)
     spans = reference_spans(ct, definite, findings.spans("service"))
-    if waiting == "booking_choice":
+    if choosing_booking:
         target = next((k for k, t in enumerate(ct.tokens) if t in _TARGET_WORDS and k > 0), len(ct.tokens))
         spans = [*spans, (0, target)]
 
     # days and times, found once for picks and windows
     days = find_days(ct.tokens, context.now, context.region) \
-        if waiting not in NO_WINDOW_WAITS and may_name_days(ct) else []
+        if not question.personal and may_name_days(ct) else []
     times = find_times(ct.tokens) if context.offered_slots or context.bookings else []
 
     # slot picks
     slot_pick = None
-    if context.offered_slots and waiting not in NO_WINDOW_WAITS and waiting != "booking_choice":
+    if context.offered_slots and not question.personal and not choosing_booking:
         constraints = read_constraints(ct, context.now, context.region, findings, None, days, times)
         slot_pick = pick_slot(constraints, context.offered_slots)
 
     # booking picks
     booking_picks: tuple[int, ...] = ()
-    if context.bookings and waiting not in NO_WINDOW_WAITS and (waiting == "booking_choice" or spans
-                                                                 or mentions_every_booking(ct)):
-        inside = None if waiting == "booking_choice" else (lambda s, e: covered(spans, s, e))
+    if context.bookings and not question.personal and (choosing_booking or spans or mentions_every_booking(ct)):
+        inside = None if choosing_booking else (lambda s, e: covered(spans, s, e))
         constraints = read_constraints(ct, context.now, context.region, findings, inside, days, times)
         plural_named = any(m.kind == "service" and ct.tokens[m.end - 1].endswith("s")
                            and not ct.tokens[m.end - 1].endswith("ss") for m in findings.mentions)
@@ -108,11 +114,12 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # time window: not from words that picked an offered slot, nor from a plain
     # yes that repeats what was read back ("yes, Thursday is fine")
     window = None
-    agreeing = waiting == "confirm" and "yes" in names and not names & {"no", "correction"}
-    if not (slot_pick is not None and waiting == "slot_choice") and not agreeing:
+    agreeing = question.read_back and "yes" in names and not names & {"no", "correction"}
+    picking_slot = question.wants("slot")
+    if not (slot_pick is not None and picking_slot) and not agreeing:
         window = find_window(
-            ct, context.now, context.region, waiting, spans + dob_span,
-            soonest_allowed=not (waiting == "slot_choice" and context.offered_slots), days=days,
+            ct, context.now, context.region, question, spans + dob_span,
+            soonest_allowed=not (picking_slot and context.offered_slots), days=days,
         )
 
     return Utterance(
@@ -130,6 +137,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         slot_pick=slot_pick,
         booking_picks=booking_picks,
         patient_status=patient_status(ct),
+        answers=run_extractors(ct, context),
     )
 
 

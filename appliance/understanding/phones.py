@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import phonenumbers
 
+from ..domain import Region
 from .normalise import CallerText
 from .signals import WordPattern
 from .spoken_numbers import digit_runs
@@ -28,7 +29,7 @@ _FICTION = ("+447700900", "+44113496", "+44114496", "+44115496", "+44116496", "+
             "+442896496", "+442920180", "+441632960", "+443069990", "+448081570", "+449098790")
 
 
-def find_phone(ct: CallerText, region: str, after_char: int = 0) -> str | None:
+def find_phone(ct: CallerText, region: Region, after_char: int = 0) -> str | None:
     """The first valid number in the words (after `after_char`), in E.164."""
     start_token = ct.token_index(after_char) if after_char else 0
     runs = [r for r in digit_runs(ct.tokens) if r[2] > start_token]
@@ -42,9 +43,9 @@ def find_phone(ct: CallerText, region: str, after_char: int = 0) -> str | None:
     return None
 
 
-def _valid(digits: str, region: str) -> str | None:
+def _valid(digits: str, region: Region) -> str | None:
     try:
-        parsed = phonenumbers.parse(digits, region.upper())
+        parsed = phonenumbers.parse(digits, region.phone_region)
     except phonenumbers.NumberParseException:
         return None
     e164 = phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.E164)

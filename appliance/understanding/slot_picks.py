@@ -1,6 +1,6 @@
 """Which of the slots just offered the caller took: "the first one", "the
 later one", "8 o'clock", "the 12:15", "quarter past twelve", "the Thursday
-one", "the one with Raj"; "either is fine" takes the first. None when
+one", "the one with Dr Roe"; "either is fine" takes the first. None when
 nothing matches or the words fit more than one slot.
 
 Failing all that, a short answer whose digits spell one offered time, the
@@ -56,7 +56,7 @@ def _pick(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
         return None
     if c.position is not None:
         if len(keep) == 1 and len(keep) < len(slots):
-            return keep[0]  # "the later one with Raj": Raj's is the only one left
+            return keep[0]  # "the later one with Dr Roe": theirs is the only one left
         return apply_position(c, keep, starts)
     if c.none_of_them and c.empty:
         return None

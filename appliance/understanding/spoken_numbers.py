@@ -93,11 +93,6 @@ def _hundreds(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:
     return None
 
 
-def _teen_heard_as_tens(value: int) -> int:
-    """A day written 40..90 by speech-to-text was a teen: "fourteenth" and "fortieth" sound alike."""
-    return value // 10 + 10 if value in (40, 50, 60, 70, 80, 90) else value
-
-
 def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -> tuple[int, int] | None:
     """A day of the month 1..31: "fourth", "twenty first", "4th", and, when
     `allow_cardinal`, "4" or "twenty one" too."""
@@ -106,7 +101,7 @@ def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -
     tok = tokens[i]
     m = _ORDINAL_DIGITS.match(tok)
     if m:
-        value = _teen_heard_as_tens(int(m.group(1)))
+        value = int(m.group(1))
         return (value, i + 1) if 1 <= value <= 31 else None
     if tok in ORDINAL_UNITS:
         return ORDINAL_UNITS[tok], i + 1
@@ -119,7 +114,7 @@ def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -
         return (value, i + 2) if value <= 31 else None
     if allow_cardinal:
         if _DIGITS.match(tok) and len(tok) <= 2:
-            value = _teen_heard_as_tens(int(tok))
+            value = int(tok)
             return (value, i + 1) if 1 <= value <= 31 else None
         small = small_number(tokens, i)
         if small and 1 <= small[0] <= 31:
@@ -137,7 +132,7 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
         return None
     tok = tokens[i].lstrip("'")
     if _DIGITS.match(tok):
-        if len(tok) == 4 and 1700 <= int(tok) <= 2199:   # 17xx: "nineteen" heard as "seventeen" (dates_of_birth)
+        if len(tok) == 4 and 1800 <= int(tok) <= 2199:
             return int(tok), False, i + 1
         if len(tok) == 2 and two_digit:
             return int(tok), True, i + 1
@@ -190,9 +185,6 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
             i += 1
         while i < n:
             piece, nxt = _digit_piece(tokens, i)
-            if piece is None and tokens[i] in _OH_AS_A_WORD and digits.strip("+") and i + 1 < n \
-                    and _digit_piece(tokens, i + 1)[0] is not None:
-                piece, nxt = "0", i + 1
             if piece is None:
                 break
             digits += piece
@@ -204,20 +196,13 @@ def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:
     return runs
 
 
-# an "oh" with a glide, written as a word between digits: "0 7 7 0 well 9 0 well 1 2 3", "oh well well"
-_OH_AS_A_WORD = frozenset({"well"})
 _TOKEN_DIGITS = re.compile(r"^\d[\d.\-]*$")
-# speech-to-text writes a spoken "oh" inside a digit group as a letter: "o412", "07o0", and, for an "oh" with a
-# glide, "l770l" or "990w" (no word mixes those letters with digits)
-_TOKEN_OH_DIGITS = re.compile(r"^(?=[olw\d]*\d)(?=[olw\d]*[olw])[olw\d]{3,}$")
 
 
 def _digit_piece(tokens: tuple[str, ...], i: int) -> tuple[str | None, int]:
     tok = tokens[i]
     if _TOKEN_DIGITS.match(tok):
         return re.sub(r"\D", "", tok), i + 1
-    if _TOKEN_OH_DIGITS.match(tok):
-        return re.sub(r"[olw]", "0", tok), i + 1
     if tok in ("double", "triple") and i + 1 < len(tokens):
         single = _single_digit(tokens[i + 1])
         if single is not None:

@@ -117,20 +117,18 @@ PRICE = (
          r"\bhow much\b(?! (?:\w+ )?(?:" + _MEDS[3:-1] + r"|should i|can i|do i|time|longer|notice|pain|water|"
          r"exercise|rest)\b)",
          r"\b(?:cost|costs|costing|price|prices|pricing|priced|fee|fees|charge|charges|expensive|cheap|"
-         r"affordable|rebate|rebates|out of pocket|bulk bill\w*|bulk billed)\b",
-         r"\b(?:is|are) there (?:a|any) gaps?\b(?! (?:on|this|next|tomorrow|today|in the|at|for (?:monday|tuesday|"
-         r"wednesday|thursday|friday|saturday|sunday))\b)",
-         r"\bgap (?:payment|fee|amount)\b"),
+         r"affordable|rebate|rebates|out of pocket)\b"),
+    # a country's own words for paying (its public scheme, its insurers) come from the region table
     rule("price", "medium",
-         r"\b(?:medicare|private health|health fund|health insurance|hicaps|concession|payment|pay for)\b"),
+         r"\b(?:health insurance|insurance|payment|pay for)\b"),
 )
 
 HOURS = (
     rule("hours", "high",
          r"\b(?:opening|open|business|trading|office|clinic|your|the) (?:[a-z]+ )?hours\b",
          r"\bare you (?:guys )?(?:open|closed|still open)\b",
-         r"\b(?:what time|when) (?:do|are|does|is) (?:you|the clinic|it|the practice|the office|reception|"
-         r"the city|the north)(?: \w+)?(?: guys)? (?:open|close|shut|finish|start|opening|closing)\b",
+         r"\b(?:what time|when) (?:do|are|does|is) (?:you|the clinic|it|the practice|the office|reception)"
+         r"(?: \w+)?(?: guys)? (?:open|close|shut|finish|start|opening|closing)\b",
          r"\bopen (?:on|this|tomorrow|today|on the|weekends?|saturdays?|sundays?|mondays?|late|early|public holidays|"
          r"after hours|at (?:night|weekends))\b",
          r"\b(?:what|which) days (?:are|do) you\b",

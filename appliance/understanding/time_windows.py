@@ -16,14 +16,13 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 
-from ..domain import TimeWindow
+from ..domain import Region, TimeWindow
 from .calendar_phrases import DayMention, find_days
 from .clock_times import ClockTime, _read
 from .spoken_numbers import TEENS, UNITS
 from .normalise import CallerText
+from .questions import Question
 from .signals import WordPattern
-
-NO_WINDOW_WAITS = frozenset({"dob", "phone", "full_name", "first_name", "last_name", "spelling"})
 
 _SOONEST = WordPattern(
     r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
@@ -258,17 +257,17 @@ def _label_of(t: time) -> str:
 def find_window(
     ct: CallerText,
     now: datetime,
-    region: str,
-    waiting_for: str,
+    region: Region,
+    question: Question,
     excluded_spans: list[tuple[int, int]] = (),
     soonest_allowed: bool = True,
     days: list[DayMention] | None = None,
 ) -> TimeWindow | None:
-    """The caller's time preference, or None when they said none.
+    """The caller's time preference, or None when they said none (or the answer is about the person).
 
     `excluded_spans`: token spans that describe an existing appointment
     ("my appointment tomorrow"), not a preference."""
-    if waiting_for in NO_WINDOW_WAITS or not ct.tokens:
+    if question.personal or not ct.tokens:
         return None
 
     def excluded(start: int, end: int) -> bool:
@@ -294,7 +293,7 @@ def find_window(
 
     if day is None and part is None and not times.label:
         text = ct.text
-        if soonest_allowed and (_SOONEST.search_in(ct) or (waiting_for == "time_preference" and _FLEXIBLE.search(text))):
+        if soonest_allowed and (_SOONEST.search_in(ct) or (question.wants("window") and _FLEXIBLE.search(text))):
             return TimeWindow(label="soonest")
         return None
 

@@ -3,10 +3,12 @@ one `Utterance` of structured facts out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any, Mapping
 
-from ..domain import AppointmentRecord, Catalog, Slot, TimeWindow
+from ..domain import AppointmentRecord, Catalog, Region, Slot, TimeWindow
+from .questions import Question
 
 INTENTS = ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address", "service_info",
            "human", "callback", "emergency", "crisis", "medical_advice", "non_service",
@@ -15,12 +17,16 @@ INTENTS = ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hour
 
 @dataclass(frozen=True)
 class ListenContext:
-    waiting_for: str                      # what the agent just asked for (SCENARIOS.md `waiting_for` names)
+    question: Question                    # what the agent just asked (config/flows/questions.yaml)
     now: datetime                         # clinic-local, naive
     catalog: Catalog
-    region: str = "AU"                    # ISO country: phone region and numeric date order
+    region: Region                        # the clinic's country: date order, phone numbering, words
     offered_slots: tuple[Slot, ...] = ()  # slots just offered, in the order they were read out
     bookings: tuple[AppointmentRecord, ...] = ()  # the caller's upcoming appointments, in the order read out
+
+    @property
+    def waiting_for(self) -> str:
+        return self.question.name
 
 
 @dataclass(frozen=True)
@@ -52,6 +58,7 @@ class Utterance:
     slot_pick: int | None = None         # index into ListenContext.offered_slots
     booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
     patient_status: str | None = None    # "new" or "returning" when the caller said which
+    answers: Mapping[str, Any] = field(default_factory=dict)  # kinds read by registered extractors
 
     def has(self, intent: str) -> bool:
         return any(s.name == intent for s in self.intents)

@@ -3,8 +3,9 @@
 Most of these are about where a word stands: "no" starting a clause is an
 answer, "no worries" is not; "actually" starting a clause corrects what came
 before; "ok" is a yes when it answers, and only a sure yes when the agent has
-just read something back for confirmation. `waiting_for` raises or settles
-confidence, and its label ("confirm_prompt") joins the evidence.
+just read something back for confirmation. The question just asked raises or
+settles confidence, and its label ("confirm_prompt") joins the evidence; its
+short answers ("yep", "nah" as the whole answer) settle it outright.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .normalise import CallerText
+from .questions import Question
 from .signals import EVIDENCE, Hit, RuleSet, add_hit, apply_rules, rule
 
 _YES_WORD = r"(?:yes|yeah|yea|yep|yup|yah|aye|mhm)"
@@ -138,14 +140,14 @@ def _heads(ct: CallerText) -> list[list[int]]:
     return found
 
 
-def find_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
+def find_conversation_acts(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
     if not ct.tokens:
         return
     apply_rules(ct, ACT_RULES, hits)
-    read_conversation_acts(ct, waiting_for, hits)
+    read_conversation_acts(ct, question, hits)
 
 
-def read_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit]) -> None:
+def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
     """`find_conversation_acts` after its word rules (`ACT_RULES`) were applied:
     clause heads, set phrases, and what the agent's question settles."""
     text = ct.text
@@ -180,34 +182,40 @@ def read_conversation_acts(ct: CallerText, waiting_for: str, hits: dict[str, Hit
     m = _THAT_IS_IT.search(text) if "that is it" in text else None
     if m and "goodbye" not in hits:
         before = text[:m.start()]
-        if _YES_WORD_SAID.search(before) or (waiting_for == "confirm" and "no" not in hits):
+        if _YES_WORD_SAID.search(before) or (question.read_back and "no" not in hits):
             add_hit(hits, "yes", "medium", m.start(), EVIDENCE["yes"])
-        elif waiting_for in ("anything_else", "none") or "no" in hits:
+        elif question.closing or "no" in hits:
             add_hit(hits, "goodbye", "high", m.start(), EVIDENCE["goodbye"])
         else:
             add_hit(hits, "goodbye", "low", m.start(), EVIDENCE["goodbye"])
 
     # "all good": done when asked for anything else, agreed otherwise
     if "all good" in text and _ALL_GOOD.search(text):
-        if waiting_for in ("anything_else", "none"):
+        if question.closing:
             add_hit(hits, "goodbye", "high", 0, EVIDENCE["goodbye"])
         elif "no" not in hits:
             add_hit(hits, "yes", "medium", 0, EVIDENCE["yes"])
 
     # Thanks and nothing else.
     if ct.words <= _THANKS_ONLY and ("thanks" in ct.words or "thank" in ct.words or "cheers" in ct.words):
-        level = "medium" if waiting_for in ("anything_else", "none") else "low"
+        level = "medium" if question.closing else "low"
         add_hit(hits, "goodbye", level, 0, EVIDENCE["goodbye"])
-        if waiting_for != "confirm" and "yes" in hits and hits["yes"].confidence != "high":
+        if not question.read_back and "yes" in hits and hits["yes"].confidence != "high":
             del hits["yes"]
 
+    # A whole answer the question lists as a short answer settles it.
+    settled = question.short_answer(text) if question.short_answers else None
+    if settled is not None:
+        add_hit(hits, settled, "high", 0, "short_answer")
+        hits.pop("no" if settled == "yes" else "yes", None)
+
     # The agent's last question settles how sure an answer is.
-    if waiting_for == "confirm":
+    if question.read_back:
         for intent in ("yes", "no"):
             if intent in hits:
-                hits[intent].raise_to("high", "confirm_prompt")
-    if waiting_for in ("anything_else", "none") and "goodbye" in hits:
-        hits["goodbye"].raise_to("high", f"{waiting_for}_prompt")
+                hits[intent].raise_to("high", f"{question.name}_prompt")
+    if question.closing and "goodbye" in hits:
+        hits["goodbye"].raise_to("high", f"{question.name}_prompt")
     if "yes" in hits and "no" in hits:
         yes, no = hits["yes"], hits["no"]
         if yes.confidence != "high" and no.confidence == "high":

@@ -41,7 +41,6 @@ from ..engine.types import CallInfo, TurnResult
 from .engine_host import EngineHost
 from .frames import AgentSpeechFrame, CallerTurnFrame, SpeechMarkFrame
 from .speech_cache import FILLERS
-from .stt import turn_hotwords
 
 log = logging.getLogger("appliance.voice")
 
@@ -316,9 +315,11 @@ class EngineProcessor(FrameProcessor):
         self.results.append(result)
         self.heard.append(caller_text)
         if self.listener is not None:
-            self.listener.expecting = result.waiting_for
+            question = result.question
+            self.listener.question = question
             # what the next answer is likely to hold (none when hot words are off in the settings)
-            self.listener.turn_hotwords = turn_hotwords(result.waiting_for) if self.listener.hotwords else ""
+            prompt = question.stt_prompt if question is not None else None
+            self.listener.turn_hotwords = (prompt or "") if self.listener.hotwords else ""
         speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
         await speech.finished.wait()
         timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None

@@ -9,9 +9,10 @@ not lost) and decides when the caller's turn is over:
   ends there; if not, it ends once the quiet reaches `[voice] vad_stop_secs`
   (or earlier speech resumes the same utterance);
 - with Smart Turn off, the turn ends after `vad_stop_secs` of quiet;
-- while the engine waits for a phone number, a date of birth or a spelling
-  (`PATIENT_WAITS`), which callers say in groups with pauses, the turn ends
-  only after `PATIENT_QUIET_S` of quiet.
+- while the question just asked has a patience (`patience_s` in
+  config/flows/questions.yaml: a phone number, a date of birth, a spelling,
+  which callers say in groups with pauses), the turn ends only after that
+  much quiet.
 
 Quiet is counted in line audio, not wall time, so a test may feed audio
 faster than real time and get the same decisions.
@@ -56,6 +57,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
+from ..understanding import Question
 from .audio import to_float
 from .frames import CallerTurnFrame
 from .stt import Transcript, WhisperTranscriber
@@ -64,10 +66,6 @@ from .turn_detection import SmartTurn
 log = logging.getLogger("appliance.voice")
 
 SMART_TURN_PAUSE_S = 0.2   # the pause at which Smart Turn is asked (with Smart Turn on)
-# answers people give in groups with pauses between them ("oh four one eight, five five five, ..."):
-# while the engine waits for one of these, a turn ends only after this much quiet, whatever Smart Turn says
-PATIENT_WAITS = frozenset({"phone", "dob", "spelling"})
-PATIENT_QUIET_S = 1.0
 SMART_TURN_COMPLETE = 0.5  # Smart Turn probability from which an utterance counts as finished
 PRE_ROLL_S = 0.6           # audio kept from before the VAD's start: a short "Hi," or "yes," before a pause is otherwise lost
 HISTORY_S = 8.0           # line audio kept: pre-roll, and the gap when a finished utterance is reopened
@@ -126,7 +124,7 @@ class CallerListener(FrameProcessor):
         self.call_id = call_id
         self.on_barge_in = on_barge_in
         self.accepting = True
-        self.expecting = ""        # what the engine waits for (set by the EngineProcessor)
+        self.question: Question | None = None   # the question just asked (set by the EngineProcessor)
         self.agent_speaking = False
         self.stt_failures = 0
         self._samples = 0
@@ -270,8 +268,9 @@ class CallerListener(FrameProcessor):
         self._decide_end(utt)
 
     def _decide_end(self, utt: _Utterance) -> None:
-        if self.expecting in PATIENT_WAITS:
-            utt.end_deadline = utt.end_sample + int(max(PATIENT_QUIET_S, self.vad_stop_secs) * self.rate)
+        patience = self.question.patience_s if self.question is not None else None
+        if patience:   # answers said in groups with pauses: the turn ends only after this much quiet
+            utt.end_deadline = utt.end_sample + int(max(patience, self.vad_stop_secs) * self.rate)
             if self._samples >= utt.end_deadline:
                 self._finish(utt)
             return
@@ -325,7 +324,7 @@ class CallerListener(FrameProcessor):
             if utt.confirmed or not self.agent_speaking:
                 self._decide_end(utt)
             elif utt.end_sample > checked_to:
-                # the check heard only the start ("North" of "North Sydney, please"): judge the whole of it
+                # the check heard only the start ("Hill" of "Hill Road, please"): judge the whole of it
                 utt.check_task = self.create_task(self._check_barge_in(utt))
             else:
                 self._drop(utt, "no words over the agent")

@@ -134,41 +134,6 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
     return None
 
 
-# what a caller says when asked when they would like to come in
-_WHEN_WORDS = "Monday, Tuesday, Wednesday, Thursday, Friday, Saturday, Sunday, morning, afternoon, evening"
-# told nothing, Whisper writes a spelling as a word ("AROHA.", "E by LIDH."); shown the alphabet as
-# separate letters it writes them one by one: 10 of 30 spellings right against 2 of 30 (bench run of six names)
-# told the clinic's names at a phone number, Whisper wrote "323-555-198" for "...five five five, oh one nine
-# eight"; shown the digits apart it keeps more of them: 56 of 120 numbers right against 38 of 120
-_DIGITS_PROMPT = "0 1 2 3 4 5 6 7 8 9"
-# told the clinic's names at a date of birth, Whisper wrote "2 June,,," for "2nd of June 1979" (three times
-# in three) and "9th, 1995" for "February 9th, 1995"; an example date keeps them whole (129 vs 126 of 141
-# scenario lines) and stops it echoing a clinic name for a mumble ("Acupuncture" for "uh, hmm, the")
-_DATE_PROMPT = "born on the 4th of March 1985"
-_ALPHABET_PROMPT = ", ".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
-def turn_hotwords(waiting_for: str) -> str:
-    """Words the caller's next answer is likely to hold, used instead of the clinic's names.
-
-    Whisper at phone quality turns "Thursday evening" into "First day
-    evening" unless it is told what to expect. At a slot choice only the
-    positions are named: told the offered times too, Whisper tacks them on
-    ("the second one, 12." for "the second one" when 12:30 and 12:45 were
-    offered), and they do not help it write "the 8:30 one" (which
-    understanding reads from "D831" and the like; see slot_picks)."""
-    return _TURN_PROMPTS.get(waiting_for, "")
-
-
-_TURN_PROMPTS = {
-    "slot_choice": "the first one, the second one",
-    "time_preference": _WHEN_WORDS,
-    "spelling": _ALPHABET_PROMPT,
-    "phone": _DIGITS_PROMPT,
-    "dob": _DATE_PROMPT,
-}
-
-
 def hotwords_for(catalog, profile=None) -> str:
     """The clinic's names Whisper should expect: practitioners, services, locations and their aliases."""
     names: list[str] = []

@@ -77,17 +77,37 @@ def test_patients_and_appointments_may_be_absent(clinic_data):
 
 
 @pytest.mark.parametrize(
-    ("phone", "region", "crisis"),
-    [("+12025550123", "US", "988"), ("+442079460000", "GB", "116 123"), ("+6495551234", "NZ", "1737"),
-     ("+14165550123", "CA", "988"), ("+33142685300", "FR", "112")],
+    ("phone", "timezone", "region", "crisis"),
+    [("+12025550123", "America/New_York", "US", "988"), ("+442079460000", "Europe/London", "GB", "116 123"),
+     ("+6495551234", "Pacific/Auckland", "NZ", "1737"), ("+14165550123", "America/Toronto", "CA", "988"),
+     ("+33142685300", "Europe/Paris", "FR", "112")],
 )
-def test_crisis_number_defaults_by_country(clinic_data, phone, region, crisis):
-    clinic_data.update(phone=phone, emergency_number="112" if region == "FR" else "911")
+def test_crisis_number_defaults_by_country(clinic_data, phone, timezone, region, crisis):
+    clinic_data.update(phone=phone, timezone=timezone, emergency_number="112" if region == "FR" else "911")
     clinic_data.pop("transfer_number")
     clinic_data["patients"][0]["phone"] = None
     profile = clinic_from_mapping(clinic_data).profile()
     assert profile.region == region
     assert profile.crisis_number == crisis
+
+
+def test_the_region_is_the_explicit_one_else_the_timezone_s_else_the_phone_s(clinic_data):
+    clinic_data.pop("transfer_number")
+    clinic_data["patients"][0]["phone"] = None
+    clinic_data.update(phone="+442079460000", timezone="Europe/London")
+    assert clinic_from_mapping(clinic_data).region == "GB"
+    clinic_data.update(timezone="UTC")                       # a timezone the region table does not list
+    assert clinic_from_mapping(clinic_data).region == "GB"
+    clinic_data.update(region="ie")
+    clinic = clinic_from_mapping(clinic_data)
+    assert clinic.region == "IE" and clinic.profile().currency_symbol == "€"
+
+
+def test_an_unknown_region_code_is_refused(clinic_data):
+    clinic_data.update(region="Atlantis")
+    with pytest.raises(ClinicDataError) as info:
+        clinic_from_mapping(clinic_data)
+    assert "region" in str(info.value)
 
 
 def test_patient_phones_are_stored_e164_in_the_clinic_region(clinic_data):

@@ -264,7 +264,7 @@ def test_twins_sharing_a_surname_and_a_birthday_are_never_guessed_between():
     from datetime import date
 
     from appliance.domain import PatientRecord
-    from appliance.engine.tools import _surname_heard
+    from appliance.engine.tools.name_matching import surname_heard as _surname_heard
 
     olivia = PatientRecord("p1", "Olivia", "Bennett", date(1990, 7, 21), None)
     emma = PatientRecord("p2", "Emma", "Bennett", date(1990, 7, 21), None)

@@ -95,12 +95,12 @@ def test_global_edge_into_a_write_is_rejected(raw):
     (lambda d: d["states"]["goodbye"].update(edges=[{"to": "greeting"}]), "terminal state 'goodbye' has edges"),
     (lambda d: d["states"]["goodbye"].update(run=[]), "terminal state 'goodbye' must end the call"),
     (lambda d: d["states"]["task_router"]["edges"].pop(), "its last edge must have no `when`"),
-    (lambda d: d["states"]["greeting"].update(waiting_for="horoscope"), "unknown waiting_for 'horoscope'"),
+    (lambda d: d["states"]["greeting"].update(waiting_for="horoscope"), "'horoscope' is not a declared question"),
     (lambda d: d["states"]["greeting"].update(colour="blue"), "states.greeting.colour: unknown key"),
     (lambda d: d["templates"].update(greeting="Hello {caller_shoe_size}"), "unknown placeholder {caller_shoe_size}"),
     (lambda d: d["states"]["load_bookings"].update(run=[]), "action state 'load_bookings' has no tools"),
     (lambda d: d["states"]["greeting"].update(kind="thinking"), "must be one of decision, action, terminal"),
-    (lambda d: d["states"]["offer_slots"].update(confirms="book"), "does not wait for `confirm`"),
+    (lambda d: d["states"]["offer_slots"].update(confirms="book"), "does not expect a confirmation"),
     (lambda d: d["states"]["greeting"].update(after_side_trip="nowhere"), "unknown state 'nowhere'"),
     (lambda d: d["states"]["load_bookings"].update(after_side_trip="anything_else"),
      "state 'load_bookings' does not wait for the caller, so no question is answered in it"),
@@ -131,3 +131,75 @@ def test_graph_is_mermaid_with_every_state():
     for name in flow.states:
         assert name in text
     assert "commit_booking -->|last_tool_ok| booked" in text
+
+
+# ------------------------------------------------------------ question and tool declarations
+
+QUESTIONS = FLOW.parent / "questions.yaml"
+
+
+def with_questions(raw, change):
+    """The shipped flow with its questions declared in place, changed."""
+    data = copy.deepcopy(raw)
+    data["questions"] = yaml.safe_load(QUESTIONS.read_text())["questions"]
+    change(data["questions"])
+    return data
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda q: q["dob"].update(expects=["horoscope"]), "questions.dob.expects: unknown kind 'horoscope'"),
+    (lambda q: q["dob"].update(answered_by=["a_guess"]), "questions.dob.answered_by: unknown fact 'a_guess'"),
+    (lambda q: q["dob"].update(colour="blue"), "questions.dob.colour"),
+    (lambda q: q["phone"].update(name_part="first"), "only a question that expects a name has a name part"),
+    (lambda q: q["phone"]["repairs"].append({"heard": "well", "means": "oh", "where": "on_a_full_moon"}),
+     "questions.phone.repairs[2]: unknown repair context 'on_a_full_moon'"),
+    (lambda q: q["phone"]["repairs"].append({"heard": "(unclosed", "means": "x"}), "questions.phone.repairs[2]"),
+    (lambda q: q["phone"]["repairs"].append({"heard": "well", "means": "\\3"}),
+     "the replacement names a group the pattern lacks"),
+    (lambda q: q["phone"]["repairs"].append({"heard": "well", "means": "@reverse_it"}), "unknown transform '@reverse_it'"),
+    (lambda q: q["confirm"].update(short_answers={"maybe": ["perhaps"]}), "short answers settle yes or no"),
+    (lambda q: q["dob"].update(keypad="morse"), "questions.dob.keypad"),
+    (lambda q: q.pop("slot_choice"), "states.offer_slots.waiting_for: 'slot_choice' is not a declared question"),
+    (lambda q: q["confirm"].update(expects=["name"]), "does not expect a confirmation"),
+])
+def test_each_question_declaration_rule(raw, change, expected):
+    data = with_questions(raw, change)
+    with pytest.raises(FlowError) as info:
+        flow_from_mapping(data, source="test.yaml")
+    assert expected in str(info.value)
+
+
+def test_a_flow_must_name_its_questions(raw):
+    assert "name the questions file" in broken(raw, lambda d: d.pop("questions"))
+
+
+def test_a_missing_questions_file_is_named(raw, tmp_path):
+    data = copy.deepcopy(raw)
+    data["questions"] = "no-such-file.yaml"
+    with pytest.raises(FlowError) as info:
+        flow_from_mapping(data, source="test.yaml", base=tmp_path)
+    assert "no-such-file.yaml: cannot read the questions" in str(info.value)
+
+
+def test_a_read_back_must_be_some_tools(raw):
+    message = broken(raw, lambda d: d["states"]["confirm_booking"].update(confirms="horoscope"))
+    assert "unknown read-back 'horoscope'" in message and "a tool's `read_back`" in message
+
+
+def test_every_write_tool_declares_the_read_back_its_guard_needs():
+    from appliance.engine.tools import READ_BACKS, TOOLS, WRITE_TOOLS, ToolKind
+
+    for tool in TOOLS.values():
+        if tool.kind is ToolKind.WRITE:
+            assert tool.read_back, tool.name
+            assert READ_BACKS[tool.read_back] is tool, tool.name
+    assert set(WRITE_TOOLS) == {"CreateAppointment", "RescheduleAppointment", "CancelAppt", "CancelAppointments",
+                                "CreatePatient"}
+
+
+def test_a_write_gated_by_another_writes_read_back_is_rejected(raw):
+    # the cancel state reached by a yes to the booking read-back: the yes was to something else
+    def change(d):
+        d["states"]["confirm_booking"]["edges"][0]["to"] = "commit_cancel"
+    message = broken(raw, change)
+    assert "without the caller confirming a `cancel` read-back" in message

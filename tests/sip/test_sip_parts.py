@@ -25,10 +25,10 @@ def test_peer_filter():
 
 
 def test_keypad_words():
-    assert keys_to_words("0", "dob") == FRONT_DESK == "keypad 0"
-    assert keys_to_words("03121984", "dob") == "03 12 1984"
-    assert keys_to_words("0412345678", "phone") == "0412345678"
-    assert keys_to_words("2", "slot_choice") == "2"
+    assert keys_to_words("0", "date") == FRONT_DESK == "keypad 0"
+    assert keys_to_words("03121984", "date") == "03 12 1984"
+    assert keys_to_words("0412345678", "number") == "0412345678"
+    assert keys_to_words("2", "words") == "2"
 
 
 def test_keypad_collects_until_hash():
@@ -38,7 +38,7 @@ def test_keypad_collects_until_hash():
         async def send(text):
             sent.append(text)
 
-        pad = KeypadCollector(send, lambda: "dob")
+        pad = KeypadCollector(send, lambda: "date")
         for key in "0312*03121984#":
             pad.press(key)
         await asyncio.sleep(0.01)

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from appliance.clinic.regions import region_for
 from appliance.domain import AppointmentRecord, Catalog, Location, Practitioner, Service, Slot
-from appliance.understanding import ListenContext, Utterance, understand
+from appliance.engine.flow import SHIPPED_FLOWS
+from appliance.understanding import ListenContext, Utterance, known_kinds, read_questions, understand
+
+# the shipped question declarations (config/flows/questions.yaml), by `waiting_for` name
+QUESTIONS = read_questions(SHIPPED_FLOWS / "questions.yaml", known_kinds=known_kinds())
 
 NOW = datetime(2026, 11, 23, 9, 5)  # a Monday
 
@@ -59,7 +64,7 @@ def hear(
     bookings: tuple[AppointmentRecord, ...] = (),
     now: datetime = NOW,
 ) -> Utterance:
-    return understand(text, ListenContext(waiting_for, now, catalog, region, slots, bookings))
+    return understand(text, ListenContext(QUESTIONS[waiting_for], now, catalog, region_for(region), slots, bookings))
 
 
 def intent_names(utterance: Utterance) -> list[str]:

@@ -6,6 +6,7 @@ from datetime import date, datetime
 
 import pytest
 
+from appliance.clinic.regions import region_for
 from appliance.understanding.calendar_phrases import day_first, find_dates, find_days
 from appliance.understanding.normalise import normalise
 
@@ -13,7 +14,7 @@ NOW = datetime(2026, 11, 23, 9, 5)
 
 
 def dates(text: str, region: str = "AU", dob: bool = False):
-    return [(d.day, d.month, d.year) for d in find_dates(normalise(text).tokens, region, dob)]
+    return [(d.day, d.month, d.year) for d in find_dates(normalise(text).tokens, region_for(region), dob)]
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -40,7 +41,7 @@ def test_short_years_only_for_birth_dates() -> None:
 
 
 def test_numeric_order() -> None:
-    assert day_first("AU") and day_first("GB") and not day_first("US")
+    assert day_first(region_for("AU")) and day_first(region_for("GB")) and not day_first(region_for("US"))
     assert dates("04/03/1985") == [(4, 3, 1985)]
     assert dates("04/03/1985", "US") == [(3, 4, 1985)]
     assert dates("11/30/1972") == [(30, 11, 1972)]
@@ -48,7 +49,7 @@ def test_numeric_order() -> None:
 
 
 def days(text: str):
-    return [(d.first, d.end, d.label) for d in find_days(normalise(text).tokens, NOW, "AU")]
+    return [(d.first, d.end, d.label) for d in find_days(normalise(text).tokens, NOW, region_for("AU"))]
 
 
 def test_days() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from appliance.clinic.regions import region_for
 from appliance.understanding import calendar_phrases, names, time_windows
 from appliance.understanding.catalog_match import _ANYONE_ASKED, _ANYONE_SAID
 from appliance.understanding.dates_of_birth import DOB_MARKER
@@ -76,7 +77,7 @@ def test_alternatives_sharing_their_first_letters_keep_their_whole_words() -> No
 def test_days_are_looked_for_only_where_a_day_could_be_named() -> None:
     for ct in TEXTS:
         if not calendar_phrases.may_name_days(ct):
-            assert calendar_phrases.find_days(ct.tokens, NOW, "AU") == [], ct.text
+            assert calendar_phrases.find_days(ct.tokens, NOW, region_for("AU")) == [], ct.text
 
 
 def test_times_are_read_only_where_a_clock_could_be() -> None:

@@ -253,7 +253,7 @@ def test_lone_zero_is_a_digit_while_a_number_is_asked() -> None:
 
 def test_keypad_zero_is_the_front_desk_in_every_state() -> None:
     # the phone line's words for a lone 0 pressed on the keypad (appliance/sip/keypad.py)
-    for waiting_for in ("intent", "name", "dob", "phone", "slot_choice", "confirm"):
+    for waiting_for in ("intent", "full_name", "dob", "phone", "slot_choice", "confirm"):
         assert hear("keypad 0", waiting_for).has("human"), waiting_for
 
 

@@ -97,7 +97,7 @@ def test_a_read_back_makes_ok_a_sure_yes() -> None:
     sure = hear("ok", "confirm").signal("yes")
     assert loose.confidence == "medium"
     assert sure.confidence == "high"
-    assert sure.evidence == "confirm_prompt,affirmation"
+    assert sure.evidence == "confirm_prompt,affirmation,short_answer"   # "ok" is also one of its short answers
 
 
 def test_thanks_alone_closes_only_when_asked_for_anything_else() -> None:

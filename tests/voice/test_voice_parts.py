@@ -85,18 +85,6 @@ def test_the_tape_is_stereo_caller_left_agent_right_and_private(tmp_path):
     assert frames[4000, 1] == 1000 and frames[4000, 0] == 2000 and frames[0].tolist() == [0, 0]
 
 
-def test_the_next_answer_s_likely_words_lead_the_prompt():
-    from appliance.voice.stt import turn_hotwords
-
-    # the positions, never the offered times: told "12:30 pm, 12:45 pm", Whisper heard "the second one, 12."
-    assert turn_hotwords("slot_choice") == "the first one, the second one"
-    assert "Thursday" in turn_hotwords("time_preference")
-    assert turn_hotwords("spelling").startswith("A, B, C, D")
-    assert turn_hotwords("phone") == "0 1 2 3 4 5 6 7 8 9"
-    assert "1985" in turn_hotwords("dob")
-    assert turn_hotwords("full_name") == ""                 # the clinic's names
-
-
 def test_an_input_transport_without_a_frame_source_cannot_be_made():
     from pipecat.transports.base_transport import TransportParams
 

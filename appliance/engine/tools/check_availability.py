@@ -1,0 +1,41 @@
+"""CheckAvailability: the slots to offer for the wanted service, site, practitioner and time window. Every slot
+it returns goes into the ledger: only those may be booked in this call."""
+
+from __future__ import annotations
+
+from ...domain import ANYONE, TimeWindow
+from ..context import CallContext
+from ..rule_env import RuleEnv, possible_locations
+from .base import Tool, ToolEnv, ToolKind
+
+
+class CheckAvailability(Tool):
+    name = "CheckAvailability"
+    kind = ToolKind.READ
+
+    def arguments(self, ctx: CallContext, env: RuleEnv) -> dict:
+        location = ctx.location_id
+        if location is None:
+            options = possible_locations(ctx, env.catalog)
+            location = options[0] if options else None
+        return {"service_id": ctx.service_id, "location_id": location,
+                "practitioner_id": ctx.practitioner_id, "window": ctx.window or TimeWindow("soonest")}
+
+    def call(self, env: ToolEnv, *, service_id: str, location_id: str, practitioner_id: str | None,
+             window: TimeWindow) -> dict:
+        offer = env.store.find_slots(
+            service_id=service_id, location_id=location_id,
+            practitioner_id=None if practitioner_id in (None, ANYONE) else practitioner_id,
+            window=window, now=env.now(),
+        )
+        for slot in offer.slots:
+            env.ledger.offered[slot.key] = slot
+        return {"slots": list(offer.slots), "in_window": offer.in_window}
+
+    def apply(self, raw: dict | None, ctx: CallContext, store) -> None:
+        if raw is None:
+            return
+        ctx.offered = tuple(raw["slots"])
+        ctx.offer_in_window = raw["in_window"]
+        ctx.offer_window = ctx.window
+        ctx.picked = None

@@ -1,0 +1,101 @@
+"""GetPatientDetails: who the caller is. By caller ID it only counts the records on that number (narrows,
+never unlocks); by name and date of birth it identifies. Its read-back ("am I speaking with ...?") puts a
+likely patient to the caller by name when the name heard matched nobody."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from ...domain import PatientRecord
+from ..context import CallContext
+from ..rule_env import RuleEnv
+from .base import Tool, ToolEnv, ToolKind
+from .name_matching import NAME_MATCH_THRESHOLD, heard_alike, name_score, surname_heard, surnames_heard
+
+
+class GetPatientDetails(Tool):
+    name = "GetPatientDetails"
+    kind = ToolKind.READ
+    read_back = "identity"
+
+    def arguments(self, ctx: CallContext, env: RuleEnv) -> dict:
+        if ctx.dob is None or not ctx.last_name:
+            return {"phone": ctx.caller_id}
+        return {"first_name": ctx.first_name, "last_name": ctx.last_name, "dob": ctx.dob,
+                "prefer": tuple(p.id for p in ctx.phone_candidates), "heard": tuple(ctx.name_words),
+                "not_again": tuple(sorted(ctx.candidates_asked))}
+
+    def pending(self, ctx: CallContext) -> tuple | None:
+        if ctx.identity_candidate is not None:
+            return ("identity", ctx.identity_candidate.id)
+        return None
+
+    def on_confirmed(self, token: tuple, ctx: CallContext) -> None:
+        """"Am I speaking with ...?" - yes: that name is the caller's from now on (the name + date of birth
+        lookup that follows still has to match it)."""
+        candidate = ctx.identity_candidate
+        if candidate is not None and candidate.id == token[1]:
+            ctx.first_name, ctx.last_name = candidate.first_name, candidate.last_name
+            ctx.identity_candidate = None
+
+    def call(self, env: ToolEnv, *, phone: str | None = None, first_name: str | None = None,
+             last_name: str | None = None, dob: date | None = None, prefer: tuple[str, ...] = (),
+             heard: tuple[str, ...] = (), not_again: tuple[str, ...] = ()) -> dict:
+        store, ledger = env.store, env.ledger
+        if dob is None or not last_name:
+            # caller ID alone: how many records share it, never who the caller is
+            candidates = store.patients_with_phone(phone) if phone else []
+            return {"by": "phone", "matches": len(candidates), "patient_ids": [p.id for p in candidates]}
+        born = store.patients_born_on(dob)
+        scored = []
+        for p in born:
+            last_score = name_score(p.last_name, last_name)
+            first_score = name_score(p.first_name, first_name) if first_name else 100
+            if min(last_score, first_score) >= NAME_MATCH_THRESHOLD:
+                scored.append((last_score + first_score + (5 if p.id in prefer else 0), p))
+            elif p.id in prefer and first_name and heard_alike(f"{p.first_name} {p.last_name}",
+                                                               f"{first_name} {last_name}"):
+                scored.append((last_score + first_score, p))
+        if not scored:
+            # The caller's own number, exactly this date of birth, and a surname that was heard or sounds
+            # heard: three things that agree, where speech to text bends the first name. Only when one
+            # patient fits.
+            fits = surnames_heard([p for p in born if p.id in prefer], heard)
+            if len(fits) == 1:
+                scored.append((0, fits[0]))
+        if scored:
+            scored.sort(key=lambda item: -item[0])
+            patient = scored[0][1]
+            ledger.identified_patient = patient.id
+            return {"by": "name_dob", "status": "matched", "patient_id": patient.id}
+        if store.patients_named(first_name, last_name):
+            return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
+        # Nobody by that name, but the date of birth is exactly one patient's and their surname was among the
+        # words said for the name: speech-to-text bends first names far more than surnames. That patient is a
+        # candidate, never identified here: the caller is asked "am I speaking with ...?" and only a yes leads
+        # to a lookup by that name and date of birth.
+        candidate = surname_heard([p for p in born if p.id not in not_again], heard)
+        return {"by": "name_dob", "status": "not_found", "patient_id": None,
+                "candidate_id": candidate.id if candidate else None}
+
+    def apply(self, raw: dict | None, ctx: CallContext, store) -> None:
+        if raw is None:
+            return
+        if raw["by"] == "phone":
+            ctx.phone_candidates = tuple(p for p in (store.patient(pid) for pid in raw["patient_ids"]) if p)
+            return
+        ctx.identity_result = raw["status"]
+        ctx.identity_candidate = None
+        if raw["status"] == "matched":
+            ctx.patient = store.patient(raw["patient_id"])
+        elif raw["status"] == "dob_mismatch":
+            ctx.dob_mismatches += 1
+        else:
+            ctx.not_found += 1
+            if raw.get("candidate_id"):
+                ctx.identity_candidate = store.patient(raw["candidate_id"])
+                ctx.candidates_asked.add(raw["candidate_id"])
+
+
+def patient_dict(p: PatientRecord) -> dict:
+    return {"id": p.id, "first_name": p.first_name, "last_name": p.last_name, "dob": p.dob, "phone": p.phone}

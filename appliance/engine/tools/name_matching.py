@@ -1,0 +1,65 @@
+"""How a name heard on the phone is compared with a name on file.
+
+Speech-to-text bends names (a first name into small words, a surname into a
+word that sounds the same), and records keep names as they were given, in
+any script. Names are compared as their letters only, with case and accents
+folded ("José García" and "Jose Garcia" are the same letters), and surnames
+also by sound (metaphone).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import jellyfish
+from rapidfuzz import fuzz
+
+from ...domain import PatientRecord
+
+# how alike a spoken name must be to the record, given an exact date of birth
+NAME_MATCH_THRESHOLD = 85
+# A patient on the caller's number with exactly the date of birth given may be
+# identified by a name that only sounds close: speech-to-text splits and
+# bends names far more than callers misspell them. Compared with spaces
+# removed, so a moved word break costs nothing.
+HEARD_NAME_THRESHOLD = 70
+# A surname counts as heard when a word said for the name is this alike (a candidate only)
+HEARD_SURNAME_THRESHOLD = 90
+
+
+def letters(text: str) -> str:
+    """A name as its letters only, lower case, accents folded: spaces, hyphens and apostrophes cost nothing."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(ch for ch in decomposed if ch.isalpha() and not unicodedata.combining(ch))
+
+
+def name_score(on_file: str, heard: str) -> float:
+    """0..100: how alike two single names are, compared as folded letters."""
+    return fuzz.ratio(letters(on_file), letters(heard))
+
+
+def heard_alike(on_file: str, heard: str) -> bool:
+    return fuzz.ratio(letters(on_file), letters(heard)) >= HEARD_NAME_THRESHOLD
+
+
+def surname_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> PatientRecord | None:
+    """The one patient among `patients` whose surname was heard (see `surnames_heard`), else None."""
+    found = surnames_heard(patients, heard)
+    return found[0] if len(found) == 1 else None
+
+
+def surnames_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> list[PatientRecord]:
+    """The patients whose surname is one of the words in `heard`, near enough in letters or the same in
+    sound (a word that sounds like the surname but is spelled as another word)."""
+    words = {letters(word) for text in heard for word in text.split()} - {""}
+    sounds = {jellyfish.metaphone(word) for word in words}
+    return [p for p in patients if len(letters(p.last_name)) >= 3
+            and (any(fuzz.ratio(letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
+                 or _sound(p.last_name) in sounds)]
+
+
+def _sound(name: str) -> str | None:
+    """A surname's metaphone, when it says enough to go on (two sounds or more: a two-letter surname alone
+    would match many words)."""
+    sound = jellyfish.metaphone(letters(name))
+    return sound if len(sound) >= 2 else None

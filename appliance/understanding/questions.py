@@ -1,0 +1,364 @@
+"""What the agent can ask the caller, each question declared once (config/flows/questions.yaml).
+
+A question is what a waiting state's `waiting_for` names. Its declaration owns
+everything that depends on what was just asked:
+
+- `expects`: the kinds of answer it asks for. These are read from a bare
+  answer ("Jane Doe" as a name, "0412 345 678" as a phone number, "the
+  hill one" as a site); anything else the caller adds is still taken when it
+  is marked ("my number is ...", "at the Hill Road clinic");
+- `personal`: the answer is about the person (a name, a date of birth, a
+  number), so no time window and no loose catalogue match is read from it;
+- `name_part`: which part of a name a name question asks for;
+- `answered_by`: what, once taken from the turn, answers it;
+- `stt_prompt`: what the speech-to-text engine is told to expect (absent:
+  the clinic's own names);
+- `patience_s`: quiet that must follow before the turn ends, for answers
+  people give in groups with pauses (digits, dates, spellings);
+- `keypad`: what keypad digits mean here;
+- `short_answers`: whole answers that settle it ("yep", "nah");
+- `repairs`: known speech-to-text confusions, each with the context it applies
+  in, undone before the words are read ("well" between digits is an "oh").
+
+The understanding rules ask a question what it expects or what kind it is,
+never its name; the voice layer asks it for its prompt and patience. Adding a
+question is one declaration (plus an extractor, `extractors.py`, when it asks
+for a new kind of answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Literal
+
+import regex
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .normalise import normalise
+
+# The kinds of answer understanding can read. `extractors.py` may register more.
+BUILT_IN_KINDS = frozenset({
+    "task",          # what the caller wants done (an open question)
+    "more",          # whether the caller needs anything more ("no, that's all")
+    "confirmation",  # yes or no to what was just read back
+    "name", "spelling", "dob", "phone",
+    "service", "location", "practitioner",
+    "window",        # a day or time the caller would like
+    "slot",          # a pick among the slots just offered
+    "booking",       # a pick among the caller's own appointments
+    "message",       # free words to pass on
+})
+
+# What a turn can fill that answers a question (absorb.py checks each)
+ANSWER_FACTS = frozenset({
+    "task", "yes", "no", "full_name", "first_name", "last_name", "a_name", "dob", "phone", "service",
+    "location", "practitioner", "window", "slot", "booking", "message",
+})
+
+NamePart = Literal["full", "first", "last", "spelling"]
+Keypad = Literal["words", "number", "date"]
+
+
+class QuestionError(ValueError):
+    """The question declarations are wrong; the message names the file and the key."""
+
+
+# ---------------------------------------------------------------- repairs
+
+@dataclass(frozen=True)
+class RepairContext:
+    """Where a repair applies, around one match in the transcript."""
+
+    name: str
+    doc: str
+    holds: Callable[[str, Any, datetime], bool]   # (lower-cased text, match, now) -> applies here
+
+
+_DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well)\b)"
+_BEFORE_DIGIT = regex.compile(_DIGIT_WORD + r"[\s,.\-]*$")
+_AFTER_DIGIT = regex.compile(r"^[\s,.\-]*(?:" + _DIGIT_WORD + r"|$)")
+_NUMBER_BEFORE = regex.compile(r"\d(?:st|nd|rd|th)?[\s,.\-]*$")
+_NUMBER_AFTER = regex.compile(r"^[\s,.\-]*\d")
+_OWNER_BEFORE = regex.compile(r"\b(?:the|my|your|our|her|his|a|their) $")
+_TIME_OF_DAY_AFTER = regex.compile(
+    r"^\s*(?:$|[,.?!]|morning|afternoon|evening|arvo|at\b|after\b|before\b|around\b|please\b)")
+_ANSWER_FILLER = regex.compile(r"^[\s,.!?\-]*(?:(?:um+|uh+|er+|erm|oh|ah|well)[\s,.!?\-]+)*")
+_ANSWER_TAIL = regex.compile(r"^[\s,.!?\-]*(?:(?:please|thanks|thank you)[\s,.!?\-]*)?$")
+_TOKEN_CHARS = regex.compile(r"[\w']*")
+_OLDEST_CALLER = 105  # years: older than this is no caller's date of birth
+
+
+def _among_digits(text: str, m: Any, now: datetime) -> bool:
+    return bool(_BEFORE_DIGIT.search(text[:m.start()]) and _AFTER_DIGIT.search(text[m.end():]))
+
+
+def _between_numbers(text: str, m: Any, now: datetime) -> bool:
+    return bool(_NUMBER_BEFORE.search(text[:m.start()]) and _NUMBER_AFTER.search(text[m.end():]))
+
+
+def _inside_digit_group(text: str, m: Any, now: datetime) -> bool:
+    start = m.start() - len(_TOKEN_CHARS.search(text[:m.start()][::-1]).group(0))
+    end = m.end() + len(_TOKEN_CHARS.match(text, m.end()).group(0))
+    token = text[start:end]
+    return len(token) >= 3 and any(ch.isdigit() for ch in token) and not any(
+        ch.isalpha() and ch not in "olw" for ch in token)
+
+
+def _before_time_of_day(text: str, m: Any, now: datetime) -> bool:
+    return not _OWNER_BEFORE.search(text[:m.start()]) and bool(_TIME_OF_DAY_AFTER.match(text[m.end():]))
+
+
+def _whole_answer(text: str, m: Any, now: datetime) -> bool:
+    head = _ANSWER_FILLER.match(text).end()
+    return m.start() <= head < m.end() and bool(_ANSWER_TAIL.match(text[m.end():]))
+
+
+def _implausible_birth_year(text: str, m: Any, now: datetime) -> bool:
+    digits = "".join(ch for ch in m.group(0) if ch.isdigit())
+    if len(digits) == 4:
+        return now.year - int(digits) > _OLDEST_CALLER
+    return True  # a year in words: the repair's pattern names only years too old for any caller
+
+
+REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
+    RepairContext("anywhere", "wherever the question is asked", lambda text, m, now: True),
+    RepairContext("among_digits", "between digits (or ending a run of them)", _among_digits),
+    RepairContext("between_numbers", "between two numbers", _between_numbers),
+    RepairContext("inside_digit_group", "inside a group of digits written as one word", _inside_digit_group),
+    RepairContext("before_time_of_day", "before a time of day or the end of the clause, and not after an "
+                  "owner word ('my first day')", _before_time_of_day),
+    RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
+    RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),
+)}
+
+
+_TEENS = ("thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TIES = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+# Confusions a template cannot undo, named in a repair as `means: "@name"`
+REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
+    # an "oh" written as a letter inside a digit group: "o412", "07o0", "l770l"
+    "letters_as_zero": lambda heard: regex.sub(r"[olwOLW]", "0", heard),
+    # a "-teen" year heard for the "-ty" one: 1917 -> 1970, "nineteen seventeen" -> "nineteen seventy"
+    "teen_as_ty": lambda heard: regex.sub(
+        r"1([3-9])$|(" + "|".join(_TEENS) + r")$",
+        lambda m: f"{m.group(1)}0" if m.group(1) else _TIES[_TEENS.index(m.group(2).lower())], heard),
+}
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One known confusion: `heard` (a pattern, matched case-insensitively as whole words) means `means`
+    (a replacement, or "@transform"), but only `where` the context holds."""
+
+    heard: str
+    means: str
+    where: str
+    why: str = ""
+    pattern: Any = field(default=None, compare=False, repr=False)
+
+    def apply(self, text: str, now: datetime) -> str:
+        context = REPAIR_CONTEXTS[self.where]
+        out: list[str] = []
+        last = 0
+        for m in self.pattern.finditer(text):
+            if context.holds(text, m, now):
+                out.append(text[last:m.start()])
+                if self.means.startswith("@"):
+                    out.append(REPAIR_TRANSFORMS[self.means[1:]](m.group(0)))
+                else:
+                    out.append(m.expand(self.means))
+                last = m.end()
+        if not out:
+            return text
+        out.append(text[last:])
+        return "".join(out)
+
+
+def compile_repair(heard: str, means: str, where: str, why: str = "") -> Repair:
+    if where not in REPAIR_CONTEXTS:
+        raise QuestionError(f"unknown repair context {where!r}: one of {', '.join(sorted(REPAIR_CONTEXTS))}")
+    if means.startswith("@") and means[1:] not in REPAIR_TRANSFORMS:
+        raise QuestionError(f"unknown transform {means!r}: one of "
+                            f"{', '.join('@' + name for name in sorted(REPAIR_TRANSFORMS))}")
+    try:
+        pattern = regex.compile(r"(?<![\w'])(?:" + heard + r")(?![\w'])", regex.IGNORECASE)
+    except regex.error as exc:
+        raise QuestionError(f"repair {heard!r} -> {means!r}: {exc}") from None
+    refs = [int(a or b) for a, b in regex.findall(r"\\g<(\d+)>|\\(\d+)", means)]
+    if not means.startswith("@") and any(ref > pattern.groups for ref in refs):
+        raise QuestionError(f"repair {heard!r} -> {means!r}: the replacement names a group the pattern lacks")
+    return Repair(heard, means, where, why, pattern)
+
+
+# ---------------------------------------------------------------- questions
+
+@dataclass(frozen=True)
+class Question:
+    name: str
+    expects: frozenset[str] = frozenset()
+    personal: bool = False
+    name_part: NamePart | None = None
+    answered_by: frozenset[str] = frozenset()
+    stt_prompt: str | None = None
+    patience_s: float | None = None
+    keypad: Keypad = "words"
+    short_answers: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers)
+    repairs: tuple[Repair, ...] = ()
+    asks: str = ""
+
+    def wants(self, kind: str) -> bool:
+        """Whether this question asks for `kind` of answer."""
+        return kind in self.expects
+
+    # Kinds of question the rules tell apart, each from what it expects.
+    @property
+    def open(self) -> bool:
+        """An open question: the caller may say any task ("how can I help?", "anything else?")."""
+        return "task" in self.expects
+
+    @property
+    def read_back(self) -> bool:
+        """A yes or no to what was just read back."""
+        return "confirmation" in self.expects
+
+    @property
+    def closing(self) -> bool:
+        """"Anything more?": "that's it", "all good" and thanks close the call."""
+        return "more" in self.expects
+
+    @property
+    def choosing(self) -> bool:
+        """A pick among things just read out (slots, or the caller's appointments)."""
+        return bool(self.expects & {"slot", "booking"})
+
+    @property
+    def names_practitioners(self) -> bool:
+        """A practitioner's name alone counts here: asked for, or picking what they are attached to."""
+        return "practitioner" in self.expects or self.choosing
+
+    @property
+    def numbers_expected(self) -> bool:
+        """A lone "zero" is part of the answer, not the keypad's 0 for the front desk."""
+        return bool(self.expects & {"phone", "dob", "slot"})
+
+    @property
+    def settling_a_booking(self) -> bool:
+        """Times are being settled: "a later one" changes the time, it is no reschedule."""
+        return bool(self.expects & {"slot", "window", "confirmation"})
+
+    def short_answer(self, words: str) -> str | None:
+        """The intent a whole answer (normalised words) settles, if it is one of the short answers."""
+        for intent, answers in self.short_answers:
+            if words in answers:
+                return intent
+        return None
+
+    def repair(self, text: str, now: datetime) -> str:
+        """The transcript with this question's known confusions undone."""
+        for repair in self.repairs:
+            text = repair.apply(text, now)
+        return text
+
+
+# ---------------------------------------------------------------- the declarations file
+
+class _RepairEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    heard: str
+    means: str
+    where: str = "anywhere"
+    why: str = ""
+
+
+class _QuestionEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    asks: str = ""
+    expects: list[str] = Field(default_factory=list)
+    personal: bool = False
+    name_part: NamePart | None = None
+    answered_by: list[str] = Field(default_factory=list)
+    stt_prompt: str | None = None
+    patience_s: float | None = Field(None, gt=0, le=5)
+    keypad: Keypad = "words"
+    short_answers: dict[str, list[str]] = Field(default_factory=dict)
+    repairs: list[_RepairEntry] = Field(default_factory=list)
+
+    @field_validator("answered_by", "expects", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("answered_by", "short_answers", mode="before")
+    @classmethod
+    def _yes_and_no_unquoted(cls, value: Any) -> Any:
+        """YAML reads a bare yes or no as true or false: take them as the words they were."""
+        word = {True: "yes", False: "no"}
+        if isinstance(value, list):
+            return [word.get(v, v) if isinstance(v, bool) else v for v in value]
+        if isinstance(value, dict):
+            return {word.get(k, k) if isinstance(k, bool) else k:
+                    [word.get(v, v) if isinstance(v, bool) else v for v in vs] if isinstance(vs, list) else vs
+                    for k, vs in value.items()}
+        return value
+
+
+def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: str = "questions") -> dict[str, Question]:
+    """Validated questions from the `questions:` mapping; QuestionError names the key of the first problem."""
+    if not isinstance(data, dict) or not data:
+        raise QuestionError(f"{source}: expected a mapping of question names to declarations")
+    questions: dict[str, Question] = {}
+    for name, body in data.items():
+        where = f"{source}: questions.{name}"
+        try:
+            entry = _QuestionEntry.model_validate(body or {})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(part) for part in first["loc"])
+            raise QuestionError(f"{where}.{key}: {first['msg']}") from None
+        unknown = [k for k in entry.expects if k not in known_kinds]
+        if unknown:
+            raise QuestionError(f"{where}.expects: unknown kind {unknown[0]!r}: one of "
+                                f"{', '.join(sorted(known_kinds))} (or register an extractor)")
+        facts = ANSWER_FACTS | (known_kinds - BUILT_IN_KINDS)
+        unknown = [f for f in entry.answered_by if f not in facts]
+        if unknown:
+            raise QuestionError(f"{where}.answered_by: unknown fact {unknown[0]!r}: one of {', '.join(sorted(facts))}")
+        if entry.name_part is not None and "name" not in entry.expects:
+            raise QuestionError(f"{where}.name_part: only a question that expects a name has a name part")
+        bad_intent = [i for i in entry.short_answers if i not in ("yes", "no")]
+        if bad_intent:
+            raise QuestionError(f"{where}.short_answers: {bad_intent[0]!r}: short answers settle yes or no")
+        repairs = []
+        for k, r in enumerate(entry.repairs):
+            try:
+                repairs.append(compile_repair(r.heard, r.means, r.where, r.why))
+            except QuestionError as exc:
+                raise QuestionError(f"{where}.repairs[{k}]: {exc}") from None
+        # short answers are compared as understanding reads the words
+        short = tuple((intent, tuple(dict.fromkeys(normalise(a).text for a in answers)))
+                      for intent, answers in entry.short_answers.items())
+        questions[str(name)] = Question(
+            name=str(name), expects=frozenset(entry.expects), personal=entry.personal, name_part=entry.name_part,
+            answered_by=frozenset(entry.answered_by), stt_prompt=entry.stt_prompt, patience_s=entry.patience_s,
+            keypad=entry.keypad, short_answers=short, repairs=tuple(repairs), asks=entry.asks,
+        )
+    if "none" not in questions:
+        questions["none"] = Question("none", expects=frozenset({"more"}), asks="nothing: the call is ending")
+    return questions
+
+
+def read_questions(path: str | Path, *, known_kinds: frozenset[str]) -> dict[str, Question]:
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise QuestionError(f"{path}: cannot read the questions: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise QuestionError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict) or "questions" not in data:
+        raise QuestionError(f"{path}: expected a `questions:` mapping")
+    return questions_from_mapping(data["questions"], known_kinds=known_kinds, source=str(path))
