@@ -196,7 +196,8 @@ class ScenarioCall:
         while (self.line.speaking or listener._utt is not None or listener._pending is not None) and waited < limit_s:
             await asyncio.sleep(0.05)
             waited += 0.05
-        heard = sum(1 for e in self.events if e.kind == "heard" and (e.text or e.data.get("stt_failed")))
+        heard = sum(1 for e in self.events if e.kind == "heard" and (e.text or e.data.get("stt_failed")
+                                                                     or e.data.get("unheard")))
         while answered < heard and not (timing.result is not None and timing.result.ended):
             try:
                 timing = await asyncio.wait_for(self.turns.get(), limit_s)

@@ -11,7 +11,10 @@ quiet:
   `silence_checkins_s` (counted from the end of the agent's last prompt),
   then `engine.silence_goodbye()` once the quiet has lasted the last check-in
   time plus the first one (10, 20, 40 -> goodbye at 50 s);
-- when STT fails the engine is given an empty turn, so it asks again; a
+- when STT fails the engine is given an empty turn, so it asks again; so
+  it is when the caller spoke where a short answer was expected and no
+  words could be made out (an "uh-huh" Whisper writes as nothing): the
+  engine asks again rather than checking in about a silence; a
   failing LLM is the engine's and the rephraser's business (template reply);
   a failing voice plays the cached apology (see PiperSpeaker);
 - an ended call speaks its goodbye fully, then hangs up or hands the caller
@@ -75,6 +78,7 @@ class TurnTiming:
     barge_in: bool = False
     tts_failed: bool = False
     stt_failed: bool = False
+    unheard: bool = False             # the caller spoke and no words were made out
     filler: bool = False
     result: TurnResult | None = None
 
@@ -248,8 +252,8 @@ class EngineProcessor(FrameProcessor):
         self._stop_silence_timer()
         if self.finished.is_set() or self._hung_up:
             return
-        self._emit(CallEvent("heard", text=frame.text, data={"stt_failed": frame.stt_failed}))
-        if not frame.text and not frame.stt_failed:  # noise, no words: keep waiting
+        self._emit(CallEvent("heard", text=frame.text, data={"stt_failed": frame.stt_failed, "unheard": frame.unheard}))
+        if not frame.text and not frame.stt_failed and not frame.unheard:  # noise, no words: keep waiting
             self._start_silence_timer(keep_attempts=True)
             return
         if frame.stt_failed:
@@ -258,7 +262,8 @@ class EngineProcessor(FrameProcessor):
         timing = TurnTiming(seq=-1, kind="reply", caller_text=frame.text, speech_start=frame.speech_start,
                             speech_end=frame.speech_end, turn_end=frame.turn_end, heard_at=frame.heard_at,
                             stt_ms=round(frame.stt_ms, 1),
-                            stt_audio_s=frame.audio_s, stt_failed=frame.stt_failed, barge_in=frame.barged_in)
+                            stt_audio_s=frame.audio_s, stt_failed=frame.stt_failed, unheard=frame.unheard,
+                            barge_in=frame.barged_in)
         result = await self._ask_engine(timing, self.engine.turn, frame.text)
         if result is None:
             return

@@ -13,7 +13,8 @@ from pipecat.frames.frames import DataFrame, SystemFrame
 
 @dataclass
 class CallerTurnFrame(DataFrame):
-    """One finished caller utterance, transcribed (text "" with `stt_failed` when STT broke).
+    """One finished caller utterance, transcribed (text "" with `stt_failed` when STT broke, or with `unheard`
+    when it was speech with no words in it, at a question short answers settle).
 
     Not dropped by a barge-in: the words were said, so the engine hears them.
     """
@@ -28,6 +29,7 @@ class CallerTurnFrame(DataFrame):
     audio_s: float = 0.0
     stt_failed: bool = False
     barged_in: bool = False        # the caller spoke over the agent to say it
+    unheard: bool = False          # speech in which no words were made out, where a short answer was expected
 
 
 @dataclass

@@ -25,7 +25,9 @@ prompt, not the caller).
 
 What counts as words: Whisper writes noises as "[cough]" or "(laughs)" and
 sometimes answers silence with "you" or "Thank you."; those are dropped, so a
-cough never becomes a caller turn or a barge-in.
+cough never becomes a caller turn or a barge-in. Each transcript also carries
+Whisper's own doubt that the clip held speech (`no_speech`), for the listener
+to weigh a lone "Yeah." that may have been a throat-clear.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class Transcript:
     text: str          # "" when nothing but noise was heard
     ms: float          # time spent transcribing
     audio_s: float     # length of the audio transcribed
+    no_speech: float = 0.0   # Whisper's own doubt that the clip held speech at all (0 to 1)
 
     @property
     def has_words(self) -> bool:
@@ -183,16 +186,21 @@ class WhisperTranscriber:
         if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
             hotwords = None
         lead_in = np.zeros(int(LEAD_IN_S * WHISPER_RATE), np.float32)
-        text = self.transcribe_array(np.concatenate([lead_in, audio]), hotwords=hotwords)
-        return Transcript(clean_transcript(text, hotwords), (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE)
+        text, no_speech = self._read(np.concatenate([lead_in, audio]), hotwords=hotwords)
+        return Transcript(clean_transcript(text, hotwords), (time.perf_counter() - started) * 1000,
+                          len(audio) / WHISPER_RATE, no_speech)
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
+        return self._read(audio, hotwords=hotwords)[0]
+
+    def _read(self, audio: np.ndarray, *, hotwords: str | None) -> tuple[str, float]:
+        """The words in `audio` (16 kHz float), and Whisper's doubt that it held speech."""
         window = window_samples(len(audio), self.window_s)
         if window >= WHISPER_WINDOW_S * WHISPER_RATE:
             return self._transcribe_padded(audio, hotwords=hotwords)
         return self._transcribe_window(audio, window, hotwords=hotwords)
 
-    def _transcribe_window(self, audio: np.ndarray, window: int, *, hotwords: str | None) -> str:
+    def _transcribe_window(self, audio: np.ndarray, window: int, *, hotwords: str | None) -> tuple[str, float]:
         """One clip, encoded in a window of `window` samples, decoded as faster-whisper would (see the module)."""
         tokenizer = self.tokenizer
         clip = np.zeros(window, np.float32)
@@ -213,17 +221,18 @@ class WhisperTranscriber:
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         average = result.scores[0] * len(tokens) / (len(tokens) + 1)
         if result.no_speech_prob > NO_SPEECH_PROB and average < LOG_PROB_FLOOR:
-            return ""
-        return tokenizer.decode(tokens).strip()
+            return "", result.no_speech_prob
+        return tokenizer.decode(tokens).strip(), result.no_speech_prob
 
-    def _transcribe_padded(self, audio: np.ndarray, *, hotwords: str | None) -> str:
+    def _transcribe_padded(self, audio: np.ndarray, *, hotwords: str | None) -> tuple[str, float]:
         segments, _ = self.model.transcribe(
             audio, language="en", task="transcribe", beam_size=self.beam_size, best_of=1, temperature=0.0,
             condition_on_previous_text=False, without_timestamps=True, vad_filter=False,
             hotwords=hotwords or None, no_speech_threshold=NO_SPEECH_PROB, log_prob_threshold=LOG_PROB_FLOOR,
             max_new_tokens=TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE),
         )
-        return _join(segment.text for segment in segments)
+        segments = list(segments)
+        return _join(segment.text for segment in segments), min((s.no_speech_prob for s in segments), default=1.0)
 
 
 def _join(parts: Iterable[str]) -> str:
