@@ -211,3 +211,175 @@ def test_a_finished_turn_is_handed_over_once_the_line_has_been_quiet_long_enough
         assert len(turns) == 1
 
     asyncio.run(scenario())
+
+
+class _Hears:
+    """A transcriber that hears `text` in whatever it is given (at once, on its own thread), as sure as `no_speech`
+    says that it was speech."""
+
+    def __init__(self, text: str, no_speech: float = 0.1):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.text = text
+        self.no_speech = no_speech
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.clips: list[float] = []
+
+    def transcribe(self, pcm, rate, *, hotwords=None):
+        from appliance.voice.stt import Transcript
+
+        self.clips.append(len(pcm) / 2 / rate)
+        return Transcript(self.text, 1.0, len(pcm) / 2 / rate, self.no_speech)
+
+
+def _ears_hearing(text: str, no_speech: float = 0.1, **settings):
+    """A listener whose transcriber hears `text`; returns it, the turns it hands over and its barge-ins."""
+    import asyncio
+
+    from appliance.voice.frames import CallerTurnFrame
+
+    ears = CallerListener(transcriber=_Hears(text, no_speech), rate=RATE, vad_start_secs=0.2, vad_stop_secs=0.5,
+                          **{"barge_in_min_s": 0.5, **settings})
+    ears.create_task = lambda coro, *a, **k: asyncio.get_running_loop().create_task(coro)
+    turns: list = []
+    interruptions: list = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, CallerTurnFrame):
+            turns.append(frame)
+
+    async def interruption():
+        interruptions.append(True)
+
+    ears.push_frame = push_frame
+    ears.broadcast_interruption = interruption
+    return ears, turns, interruptions
+
+
+async def _settle(ears, turns, *, want: int = 1) -> None:
+    """Feed quiet until `want` turns are handed over (or a second of line time has passed)."""
+    import asyncio
+
+    for _ in range(50):
+        if len(turns) >= want:
+            return
+        feed(ears, 0.02, 0)
+        await asyncio.sleep(0.02)
+
+
+def _short_sound_over_the_agent(ears, seconds: float = 0.3) -> None:
+    feed(ears, 1.0, 0)
+    ears.agent_speaking = True
+    feed(ears, 0.2, 1000)
+    ears._speech_started()                  # "Yep," as the agent says its last words
+    feed(ears, seconds - 0.2, 1000)
+    feed(ears, 0.5, 0)
+    ears._speech_stopped()                  # short: it does not stop the agent
+
+
+def test_a_short_answer_over_the_agents_last_words_is_the_callers_turn():
+    import asyncio
+
+    async def scenario():
+        ears, turns, interruptions = _ears_hearing("Yep.")
+        _short_sound_over_the_agent(ears)
+        assert ears._utt is None and turns == []
+        ears._agent_stopped()                   # the agent's last word ends just after the caller's "Yep"
+        await _settle(ears, turns)
+        assert [t.text for t in turns] == ["Yep."] and not turns[0].barged_in and not interruptions
+        assert turns[0].audio_s >= 0.3
+
+    asyncio.run(scenario())
+
+
+def test_a_short_sound_in_the_middle_of_the_agents_sentence_is_not_a_turn():
+    import asyncio
+
+    from appliance.voice.listener import LAST_WORDS_S
+
+    async def scenario():
+        ears, turns, _ = _ears_hearing("Mm-hmm.")
+        now = [1000.0]
+        ears.clock = lambda: now[0]
+        _short_sound_over_the_agent(ears)
+        now[0] += LAST_WORDS_S + 1.0            # the agent talks on for a while
+        ears._agent_stopped()
+        await _settle(ears, turns)
+        assert turns == []
+
+    asyncio.run(scenario())
+
+
+def test_a_backchannel_over_the_agent_does_not_stop_it_but_more_words_do():
+    import asyncio
+
+    async def scenario():
+        ears, turns, interruptions = _ears_hearing("Mm-hmm.")
+        feed(ears, 1.0, 0)
+        ears.agent_speaking = True
+        feed(ears, 0.2, 1000)
+        ears._speech_started()
+        feed(ears, 0.5, 1000)                   # past barge_in_min_s: Whisper is asked, and hears one word
+        feed(ears, 0.5, 0)
+        ears._speech_stopped()
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+        assert not interruptions and ears._utt is None and turns == []
+
+        ears.transcriber.text = "Sorry, can we make it Thursday instead"
+        feed(ears, 1.5, 0)
+        feed(ears, 0.2, 1000)
+        ears._speech_started()
+        feed(ears, 1.0, 1000)                   # the caller goes on: a barge-in, as ever
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+        assert interruptions and ears._utt is not None and ears._utt.confirmed
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("heard, seconds, backchannel", [
+    ("Mm-hmm.", 0.6, True),
+    ("Yeah. Yeah.", 0.7, True),
+    ("Emma.", 0.6, True),                      # what Whisper writes for a hum is still one word
+    ("No, Thursday.", 0.7, False),
+    ("Yeah", 1.2, False),                      # a long one is more than a "go on"
+])
+def test_a_backchannel_is_one_word_said_briefly(heard, seconds, backchannel):
+    from appliance.voice.listener import is_backchannel
+
+    assert is_backchannel(heard, seconds) is backchannel
+
+
+def _asked(short_answers: bool):
+    from appliance.understanding import Question
+
+    return Question("asked", short_answers=(("yes", ("yes",)),) if short_answers else ())
+
+
+@pytest.mark.parametrize("heard, no_speech, short_answers, level, handed_over", [
+    ("", 0.1, True, 1000, ("", True)),          # "uh-huh", written as nothing, at a read-back
+    ("", 0.1, False, 1000, ("", False)),        # where no short answer settles anything: waiting goes on
+    ("", 0.1, True, 100, ("", False)),          # too faint to be speech
+    ("Yeah.", 0.5, True, 1000, ("", True)),     # a throat-clear Whisper wrote as "Yeah.", doubting it was speech
+    ("Yeah.", 0.1, True, 1000, ("Yeah.", False)),
+    ("Yeah.", 0.5, False, 1000, ("Yeah.", False)),
+    ("Yes, but can we make it Thursday", 0.5, True, 1000, ("Yes, but can we make it Thursday", False)),
+])
+def test_what_a_short_answer_cannot_be_told_from_goes_to_the_engine_as_not_heard(heard, no_speech, short_answers,
+                                                                                  level, handed_over):
+    import asyncio
+
+    async def scenario():
+        ears, turns, _ = _ears_hearing(heard, no_speech)
+        ears.question = _asked(short_answers)
+        feed(ears, 0.5, 0)
+        feed(ears, 0.2, level)
+        ears._speech_started()
+        feed(ears, 0.2, level)
+        feed(ears, 0.5, 0)
+        ears._speech_stopped()
+        await _settle(ears, turns)
+        assert [(t.text, t.unheard) for t in turns] == [handed_over]
+
+    asyncio.run(scenario())
