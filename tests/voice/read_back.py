@@ -51,6 +51,16 @@ class Outcome:
     barge_ins: int = 0
     read_back_cut: bool = False
 
+    @property
+    def came_to(self) -> str:
+        """"yes" (booked), "no" (the engine moved on without booking), "asked again" (the read-back was asked
+        again) or "lost" (the engine never got a turn: the caller met silence)."""
+        if self.answer is None:
+            return "lost"
+        if self.booked:
+            return "yes"
+        return "asked again" if self.answer.waiting_for == "confirm" else "no"
+
     def __str__(self) -> str:
         state = self.answer.state if self.answer is not None else None
         return f"heard {self.heard}, engine -> {state}, booked {self.booked}, barge-ins {self.barge_ins}"

@@ -32,17 +32,6 @@ OVER_LAST_WORD_S = -0.2          # (b) the answer starts this long before the ag
 AT_ONCE = 2                      # calls played side by side
 
 
-def _came_to(outcome) -> str:
-    answer = outcome.answer
-    if answer is None:
-        return "lost"
-    if outcome.booked:
-        return "yes"
-    if answer.waiting_for == "confirm":
-        return "asked again"
-    return "no" if answer.state == "offer_slots" else answer.state
-
-
 def _answers(runtime, flow, at_of) -> dict[str, tuple[str, str]]:
     """Each short answer said at `at_of(i)`: what it came to, and the outcome's account of it."""
     rate = runtime.settings.voice.sample_rate
@@ -55,7 +44,7 @@ def _answers(runtime, flow, at_of) -> dict[str, tuple[str, str]]:
             at = at_of(i)
             async with gate:
                 outcome = await answer_read_back(runtime, flow, [Say(lines[word], at=at)])
-            return word, (_came_to(outcome), f"at {at:+.1f} s: {outcome}")
+            return word, (outcome.came_to, f"at {at:+.1f} s: {outcome}")
 
         return dict(await asyncio.gather(*(one(i, word) for i, word in enumerate(ANSWERS))))
 
