@@ -7,8 +7,11 @@ the clinic's timezone is applied once, by the clock, at the edge.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+
+from anyascii import anyascii
 
 # The one value a caller can give for "practitioner" that is not a practitioner.
 ANYONE = "anyone"
@@ -166,3 +169,10 @@ class AppointmentRecord:
     minutes: int
     status: str  # "booked" | "cancelled"
     rescheduled_from: str | None = None
+
+
+def fold_name(text: str) -> str:
+    """How names are compared everywhere: in the Latin letters a caller says them with ("Søren Ødegaard" as
+    "soren odegaard", "José" as "jose"), case-folded, single-spaced. Names are stored as given; only
+    comparisons fold."""
+    return " ".join(anyascii(unicodedata.normalize("NFC", text)).casefold().split())

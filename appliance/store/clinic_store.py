@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
@@ -37,6 +36,7 @@ from appliance.domain import (
     Slot,
     TimeRange,
     TimeWindow,
+    fold_name,
 )
 from appliance.store.slot_policy import BookingIndex, SlotOffer, eligible_practitioners, is_candidate, offer_from_index
 
@@ -104,10 +104,8 @@ def _second_text(moment: datetime) -> str:
 
 
 def name_key(text: str) -> str:
-    """How names are compared: case-folded, accents and extra spaces ignored."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().split())
+    """How names are compared (`domain.fold_name`): case and accents folded, extra spaces ignored."""
+    return fold_name(text)
 
 
 class ClinicStore:

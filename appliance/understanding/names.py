@@ -26,7 +26,7 @@ _LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "ai
                  "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
                  "queue": "q", "ar": "r", "ess": "s", "tee": "t", "vee": "v", "ex": "x", "wye": "y", "zed": "z",
                  "zee": "z"}
-_NAME_TOKEN = re.compile(r"^[a-z][a-z']*[a-z]$")
+_NAME_TOKEN = re.compile(r"^[^\W\d_](?:[^\W\d_]|')*[^\W\d_]$")   # letters of any script, inner apostrophes
 _NOT_NAME_SUFFIX = re.compile(r"(?:ing|ly|ous|ful|able|ible|ive|ness|ment|ated|ted|sed|red|ied|ped|ked)$")
 
 _FIRST_MARKER = re.compile(r"\b(?:first|given|christian|fore) ?name(?: is| it is| would be| should be)?\b")
@@ -212,6 +212,7 @@ class _Run:
     ambiguous: bool            # every word is also an ordinary word
 
 
+_ARTICLES = frozenset({"an", "the"})
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "sir", "madam", "master"})
 
 
@@ -243,7 +244,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             words.append(tok)
             j += 1
             continue
-        if not _name_like(tok, blocked):
+        if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)):
             break
         if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS:
             break
@@ -253,6 +254,12 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
     if not parts:
         return None
     return _Run(tuple(parts), i, j, all(_ambiguous(w) for w in words))
+
+
+def _article_ending_clause(ct: CallerText, j: int) -> bool:
+    """An article never ends a clause, so one ending it after name words is a name ("Nguyen Van An")."""
+    end = j + 1
+    return ct.tokens[j] in _ARTICLES and (end >= len(ct.tokens) or end in ct.clause_starts)
 
 
 def _person(parts: tuple[str, ...], single: str) -> PersonName:

@@ -42,7 +42,7 @@ import numpy as np
 from .audio import WHISPER_RATE, resample, to_float
 
 _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
-_LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
+_LETTERS = re.compile(r"[^\W_]")  # letters of any script, and digits (words too: "0418 555 023")
 # below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
 HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
 # Whisper given a clip that starts on a word (the turn's onset cut a little late) may write only the prompt:
@@ -84,14 +84,14 @@ def clean_transcript(text: str, hotwords: str | None = None) -> str:
     text = collapse_loops(" ".join(text.split()), hotwords)
     if not _LETTERS.search(text):
         return ""
-    bare = re.sub(r"[^a-z0-9' ]", "", text.lower()).strip()
+    bare = re.sub(r"[^\w' ]|_", "", text.lower()).strip()
     if bare in _SILENCE_PHRASES:
         return ""
     return text
 
 
 def _bare(word: str) -> str:
-    return re.sub(r"[^a-z0-9']", "", word.lower())
+    return re.sub(r"[^\w']|_", "", word.lower())
 
 
 def collapse_loops(text: str, hotwords: str | None = None) -> str:

@@ -10,7 +10,8 @@ from ...domain import PatientRecord
 from ..context import CallContext
 from ..rule_env import RuleEnv
 from .base import Tool, ToolEnv, ToolKind
-from .name_matching import NAME_MATCH_THRESHOLD, heard_alike, name_score, surname_heard, surnames_heard
+from .name_matching import (NAME_MATCH_THRESHOLD, heard_alike, name_score, surname_heard, surnames_heard,
+                            whole_name_said)
 
 
 class GetPatientDetails(Tool):
@@ -55,6 +56,8 @@ class GetPatientDetails(Tool):
                 scored.append((last_score + first_score + (5 if p.id in prefer else 0), p))
             elif p.id in prefer and first_name and heard_alike(f"{p.first_name} {p.last_name}",
                                                                f"{first_name} {last_name}"):
+                scored.append((last_score + first_score, p))
+            elif whole_name_said(p, heard):
                 scored.append((last_score + first_score, p))
         if not scored:
             # The caller's own number, exactly this date of birth, and a surname that was heard or sounds
