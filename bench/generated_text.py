@@ -47,12 +47,15 @@ def play(folder: Path, split: str) -> tuple[list[dict], float]:
     return rows, time.perf_counter() - started
 
 
-def where_it_went_wrong(row: dict) -> str:
-    """The caller's words the agent first asked again after, and its reply; else the last words before the end."""
+def where_it_went_wrong(row: dict, most: int = 3) -> str:
+    """The caller's words after which the agent asked the same thing again, and its reply (the first
+    `most` of them); without any, the caller's last words and the agent's last reply."""
     turns = row["turns"]
-    for before, after in zip(turns[1:], turns[2:]):
-        if before["waiting_for"] not in ("none", None) and after["waiting_for"] == before["waiting_for"]:
-            return f"at {before['waiting_for']}: \"{after['caller']}\" -> \"{_short(after['agent'])}\""
+    asked_again = [f"at {before['waiting_for']}: \"{after['caller']}\" -> \"{_short(after['agent'])}\""
+                   for before, after in zip(turns[1:], turns[2:])
+                   if before["waiting_for"] not in ("none", None) and after["waiting_for"] == before["waiting_for"]]
+    if asked_again:
+        return "; ".join(asked_again[:most])
     last = turns[-1] if turns else {"caller": "", "agent": ""}
     return f"ended {row.get('outcome')}: \"{last['caller']}\" -> \"{_short(last['agent'])}\""
 
@@ -115,7 +118,7 @@ def body(results: dict[str, list[dict]], manifest: dict[str, dict], *, seed: int
     lines += ["", "| clinic | dev | test |", "|---|---|---|"]
     lines += [f"| {regions.get(name, name)} | {_rate(*cells['dev'])} | {_rate(*cells['test'])} |"
               for name, cells in sorted(by["clinic"].items())]
-    lines += ["", "Dev failures, by family (where it went wrong: the caller's words -> what the agent did; then the check that failed):", ""]
+    lines += ["", "Dev failures, by family (the caller's words the agent asked again after -> its reply; then the checks that failed):", ""]
     failing = defaultdict(list)
     for row in results["dev"]:
         if not row["passed"]:
@@ -123,8 +126,8 @@ def body(results: dict[str, list[dict]], manifest: dict[str, dict], *, seed: int
     for family in sorted(failing):
         lines.append(f"- **{family}** ({len(failing[family])})")
         for row in failing[family]:
-            first = row["failures"][0] if row["failures"] else "?"
-            lines.append(f"  - `{Path(row['file']).name}` {where_it_went_wrong(row)}; {first}")
+            checks = "; ".join(row["failures"][:2]) or "?"
+            lines.append(f"  - `{Path(row['file']).name}` {where_it_went_wrong(row)}. Failed: {checks}")
     return "\n".join(lines)
 
 

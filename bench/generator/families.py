@@ -15,7 +15,7 @@ from .call import Call, Retry, appointment_row
 from .people import Person
 from .slot_oracle import Offer, offer
 from .spoken import WEEKDAYS, ordinal_suffix, said_name, with_article
-from .windows import PARTS, Preference, coming, preference
+from .windows import Preference, coming, preference
 
 NTH = ("first", "second")
 DAY_MEANINGS = ("day", "day_part")  # a named day, for families that change or fill it
@@ -212,7 +212,7 @@ def book_new(call: Call) -> str:
     return f"{who.described} books {what(call, booking)} for {booking.pref.described} and takes the {NTH[index]} time"
 
 
-def side_question(call: Call, booking: Booking) -> tuple[str, dict]:
+def side_question(call: Call) -> tuple[str, dict]:
     """A question about price, hours or an address, and what the agent's answer must contain."""
     kind = call.rng.choice(["price", "hours", "address"])
     if kind == "price":
@@ -243,7 +243,7 @@ def book_side_question(call: Call) -> str:
     who, booking, before, when_said = booking_call(call, new=new)
     words, index = call.slot_pick(booking.offer.slots)
     call.caller.answers.update({"slot_choice": words, "confirm": before + [yes(call)]})
-    question, checks = side_question(call, booking)
+    question, checks = side_question(call)
     at = call.rng.choice(["dob", "slot_choice"] + ([] if when_said else ["time_preference"]))
     call.caller.interjections.append({"at": at, "say": question})
     booked_expect(call, who, booking.offer.slots[index], new=new, **checks)
