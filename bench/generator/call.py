@@ -47,6 +47,7 @@ class Call:
         self.caller = Caller(default=phrasings.say(rng, "default"))
         self.expect: dict[str, Any] = {}
         self._names: set[str] = set()
+        self._booked: dict[str, list[tuple[datetime, datetime]]] = {}  # practitioner -> booked times
         self._phones: set[str] = {plan.block["phone"], plan.block.get("transfer_number") or ""}
 
     # ---- the clock -----------------------------------------------------------------
@@ -101,17 +102,12 @@ class Call:
 
     def is_free(self, practitioner: str, start: datetime, minutes: int) -> bool:
         end = start + timedelta(minutes=minutes)
-        for appt in self.appointments:
-            if appt["practitioner"] != practitioner:
-                continue
-            other = datetime.fromisoformat(appt["start"])
-            if start < other + timedelta(minutes=self.minutes(appt["service"])) and other < end:
-                return False
-        return True
+        return not any(start < taken_end and taken_start < end for taken_start, taken_end in self._booked.get(practitioner, ()))
 
     def add_appointment(self, patient: str, service: str, practitioner: str, location: str, start: datetime) -> dict:
         if not self.is_free(practitioner, start, self.minutes(service)):
             raise ValueError(f"{practitioner} is already booked at {start}")
+        self._booked.setdefault(practitioner, []).append((start, start + timedelta(minutes=self.minutes(service))))
         row = {"id": f"a{len(self.appointments) + 1}", "patient": patient, "service": service,
                "practitioner": practitioner, "location": location, "start": start.strftime("%Y-%m-%dT%H:%M")}
         self.appointments.append(row)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 from datetime import date, time
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +52,12 @@ class ClinicPlan:
     def open_weekdays(self) -> list[int]:
         return [i for i, key in enumerate(DAY_KEYS) if self.block["hours"].get(key)]
 
+    @cached_property
+    def _services(self) -> dict[str, dict[str, Any]]:
+        return {s["id"]: s for s in self.block["services"]}
+
     def service(self, service_id: str) -> dict[str, Any]:
-        return next(s for s in self.block["services"] if s["id"] == service_id)
+        return self._services[service_id]
 
     def location(self, location_id: str) -> dict[str, Any]:
         return next(loc for loc in self.block["locations"] if loc["id"] == location_id)

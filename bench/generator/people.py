@@ -70,8 +70,13 @@ def draw_person(rng: random.Random, today: date, taken: set[str], *, last: str |
     return Person(first, last or drawn_last, draw_dob(rng, today))
 
 
+@cache
+def _area_code(clinic_phone: str) -> str:
+    return str(phonenumbers.parse(clinic_phone, None).national_number)[:3]
+
+
 def draw_mobile(rng: random.Random, region: str, clinic_phone: str, taken: set[str]) -> str:
-    area = str(phonenumbers.parse(clinic_phone, None).national_number)[:3]
+    area = _area_code(clinic_phone)
     for _ in range(200):
         number = MOBILE_PATTERNS[region].format(area=area, n=rng.randrange(MOBILE_RANGE[region]))
         if number not in taken:
