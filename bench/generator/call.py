@@ -97,6 +97,9 @@ class Call:
             self.patients.append(row)
         return patient_id
 
+    def patient(self, patient_id: str) -> dict[str, Any]:
+        return next(p for p in self.patients if p["id"] == patient_id)
+
     def minutes(self, service_id: str) -> int:
         return self.plan.service(service_id)["minutes"]
 

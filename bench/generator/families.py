@@ -125,7 +125,7 @@ def booking_answers(call: Call, booking: Booking) -> None:
     answers["callback_reason"] = f"I wanted to book {facts['a_service']}"
 
 
-def booking_opening(call: Call, booking: Booking, *, says_new: bool, when_ok: bool = True) -> bool:
+def booking_opening(call: Call, booking: Booking, *, says_new: bool) -> bool:
     """The caller's first words; True when they already say the time they want."""
     facts = {**call.service_facts(booking.service), **call.location_facts(booking.location),
              "when": booking.pref.described}
@@ -137,7 +137,7 @@ def booking_opening(call: Call, booking: Booking, *, says_new: bool, when_ok: bo
         call.caller.opening = call.say("intent.book_practitioner", facts)
         return False
     kinds = ["intent.book", "intent.book_service"]
-    if when_ok and booking.meaning != "soonest":
+    if booking.meaning != "soonest":  # "a follow-up for the soonest time" is not how people put it
         kinds.append("intent.book_service_when")
     kind = call.rng.choice(kinds)
     call.caller.opening = call.say(kind, facts)
@@ -163,7 +163,7 @@ def booked_expect(call: Call, who: Who, slot, *, new: bool, **extra) -> None:
 
 
 def booking_call(call: Call, *, new: bool, named: bool = False, says_new: bool | None = None, need: int = 2,
-                 meanings: tuple[str, ...] | None = None, when_ok: bool = True):
+                 meanings: tuple[str, ...] | None = None):
     """The common start of every booking family: who, what, the script up to the pick."""
     call.others(call.rng.randint(3, 5))
     if new:
@@ -177,12 +177,12 @@ def booking_call(call: Call, *, new: bool, named: bool = False, says_new: bool |
     says_new = (call.rng.random() < 0.6) if (new and says_new is None) else bool(says_new)
     call.identity(who.person)
     booking_answers(call, booking)
-    when_said = booking_opening(call, booking, says_new=says_new and new, when_ok=when_ok)
+    when_said = booking_opening(call, booking, says_new=says_new and new)
     before: list[str] = []
     if new:
         before = new_patient_answers(call, who, given, says_new=says_new)
     else:
-        call.caller.answers["phone"] = call.phone_answer(call.patients[[p["id"] for p in call.patients].index(who.ref)]["phone"])
+        call.caller.answers["phone"] = call.phone_answer(call.patient(who.ref)["phone"])
     return who, booking, before, when_said
 
 
@@ -330,13 +330,12 @@ def book_fix_name(call: Call) -> str:
     correction = call.say("name_correction", names)
     words, index = call.slot_pick(booking.offer.slots)
     call.caller.answers["slot_choice"] = words
-    at_readback = new and call.rng.random() < 0.5
-    if at_readback:
-        call.caller.answers["full_name"] = [wrong_name, call.say("full_name", names)]
+    # once corrected, the caller gives the right name if asked again
+    call.caller.answers["full_name"] = [wrong_name, call.say("full_name", names)]
+    if new and call.rng.random() < 0.5:
         call.caller.answers["confirm"] = [correction, yes(call), yes(call)]
         how = "at the read-back"
     else:
-        call.caller.answers["full_name"] = wrong_name
         call.caller.interjections.append({"at": "dob", "say": correction})
         call.caller.answers["confirm"] = before + [yes(call)]
         how = "before the date of birth"
@@ -422,7 +421,7 @@ def existing_call(call: Call, intent: str, *, count: int | None = None) -> tuple
     answers["intent"] = call.say(f"intent.{intent}")
     answers["anything_else"] = call.say("anything_else")
     answers["confirm"] = yes(call)  # "am I speaking with ...?" as well as the read-back
-    answers["phone"] = call.phone_answer(next(p["phone"] for p in call.patients if p["id"] == who.ref))
+    answers["phone"] = call.phone_answer(call.patient(who.ref)["phone"])
     answers["callback_reason"] = f"I wanted to {intent} my appointment" if intent != "query" else "I wanted to check my appointment"
     if len(bookings) > 1:
         answers["booking_choice"] = call.booking_choice(bookings, target)
