@@ -32,6 +32,13 @@ def generated(tmp_path_factory):
     return out, write(out, SEED, COUNT)
 
 
+@pytest.fixture(scope="module")
+def files(generated):
+    """Every written file, read back: path -> its data."""
+    out, _ = generated
+    return {path: yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER) for path in sorted(out.glob("*/*.yaml"))}
+
+
 def test_the_same_seed_writes_the_same_bytes_and_a_shorter_run_keeps_them(generated, tmp_path):
     out, scenarios = generated
     shorter = write(tmp_path, SEED, 60)
@@ -67,20 +74,17 @@ def test_dev_and_test_are_disjoint(generated):
     assert [m["file"] for m in manifest] == [g.path for g in scenarios]
 
 
-def test_every_file_is_a_valid_scenario(generated):
-    out, _ = generated
-    files = sorted(out.glob("*/*.yaml"))
-    for path in files:
-        scenario, _ = scenario_from_mapping(yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER))
+def test_every_file_is_a_valid_scenario(files):
+    for path, data in files.items():
+        scenario, _ = scenario_from_mapping(data)
         assert scenario.expect.outcome, path
         assert not {"closures", "blocks"} & set(scenario.clinic), path
-    for path in files[:: len(files) // 5]:  # the product's own file loader, on a few
+    for path in list(files)[:: len(files) // 5]:  # the product's own file loader, on a few
         load_scenario(path)
 
 
-def test_callers_differ_in_caller_id_names_and_bookings(generated):
-    out, scenarios = generated
-    data = [yaml.load(g.text, Loader=LOADER) for g in scenarios]
+def test_callers_differ_in_caller_id_names_and_bookings(files):
+    data = list(files.values())
     assert any(d["caller_id"] == "" for d in data) and any(d["caller_id"] for d in data)
     names = [p["first_name"] + " " + p["last_name"] for d in data for p in d["clinic"]["patients"]]
     assert all(unicodedata.normalize("NFC", n) == n for n in names)
