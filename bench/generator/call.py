@@ -171,7 +171,13 @@ class Call:
 
     def location_facts(self, location_id: str) -> dict[str, str]:
         location = self.plan.location(location_id)
-        return {"location": location["name"], "location_alias": self.rng.choice(location.get("aliases") or [location["name"]])}
+        alias = self.rng.choice(location.get("aliases") or [location["name"]])
+        return {"location": location["name"], "location_alias": alias,
+                "the_location_alias": alias if alias.lower().startswith("the ") else f"the {alias}"}
+
+    def site_named(self, location: dict[str, Any]) -> str:
+        """A site by its name or an alias that reads after "the" or "your" ("the Otley Road clinic")."""
+        return self.rng.choice([location["name"], *(a for a in location.get("aliases") or [] if not a.lower().startswith("the "))])
 
     def practitioner_facts(self, practitioner_id: str) -> dict[str, str]:
         p = self.plan.practitioner(practitioner_id)

@@ -225,9 +225,8 @@ def side_question(call: Call) -> tuple[str, dict]:
         words = call.say("hours_question", {"q_weekday": WEEKDAYS[day]})
         says = [WEEKDAYS[day]] + ([] if call.plan.hours(coming(call.now, day).date()) else ["closed"])
         return words, {"says": says}
-    location = call.plan.location(call.rng.choice(call.plan.block["locations"])["id"])
-    q = call.rng.choice([location["name"], *(location.get("aliases") or [])])
-    return call.say("address_question", {"q_location": q}), {"says": [street(location["address"])]}
+    location = call.rng.choice(call.plan.block["locations"])
+    return call.say("address_question", {"q_location": call.site_named(location)}), {"says": [street(location["address"])]}
 
 
 def price_text(price: float) -> str:
@@ -512,8 +511,7 @@ def question(call: Call) -> str:
         about = f"the opening hours on {WEEKDAYS[day]}"
     else:
         location = call.rng.choice(plan.block["locations"])
-        q = call.rng.choice([location["name"], *(location.get("aliases") or [])])
-        call.caller.opening = call.say("intent.address", {"q_location": q})
+        call.caller.opening = call.say("intent.address", {"q_location": call.site_named(location)})
         expect = {"says": [street(location["address"])]}
         about = f"the address of {location['name']}"
     call.identity(who)
