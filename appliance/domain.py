@@ -117,8 +117,11 @@ class TimeWindow:
     end: datetime | None = None
     time_from: time | None = None
     time_to: time | None = None
+    not_on: tuple[date, ...] = ()   # days the caller said they cannot do
 
     def contains(self, moment: datetime) -> bool:
+        if self.not_on and moment.date() in self.not_on:
+            return False
         if self.start is not None and moment < self.start:
             return False
         if self.end is not None and moment >= self.end:

@@ -9,9 +9,11 @@ answer it.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from rapidfuzz import fuzz
 
-from ..domain import ANYONE
+from ..domain import ANYONE, TimeWindow
 from ..understanding import Question, Utterance
 from .context import CallContext
 from .rule_env import RuleEnv, possible_locations
@@ -19,7 +21,9 @@ from .rule_env import RuleEnv, possible_locations
 # most specific first: "cancel all" beats "cancel", "move" beats "cancel"
 TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
 EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
-QUESTION_INTENTS = ("price", "service_info")
+# questions about the clinic: a service, site, person, day or time said in one ("are you open on Friday?",
+# "where is the Hill Road clinic?") is what the question is about, not a choice for the booking
+CLINIC_QUESTIONS = ("price", "service_info", "hours", "address")
 
 
 def task_in(utt: Utterance) -> str | None:
@@ -134,8 +138,8 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
                 ctx.picked = slot
                 given.add("slot")
             return  # "the second one, on Friday": the day describes the pick, it is not a new search
-    asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None \
-        and not question.wants("service")
+    about_the_clinic = any(utt.has(i) for i in CLINIC_QUESTIONS) and task_in(utt) is None
+    asking_question = about_the_clinic and not question.wants("service")
     if utt.service_ids:
         if asking_question:
             ctx.question_service_ids = tuple(utt.service_ids)
@@ -154,7 +158,15 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
         if utt.practitioner_id != ctx.practitioner_id or question.wants("practitioner"):
             given.add("practitioner")
         ctx.practitioner_id = utt.practitioner_id
-    if utt.window is not None and not question.wants("booking"):
+    if utt.refused_days and not about_the_clinic:
+        new = set(utt.refused_days) - ctx.refused_days
+        ctx.refused_days |= new
+        if new and utt.window is None and ctx.window is not None and _within(ctx.window, new):
+            # "I can't do Thursday" when Thursday was all they asked for: the soonest other day
+            ctx.window = TimeWindow("soonest")
+        if new:
+            given.add("window")
+    if utt.window is not None and not question.wants("booking") and not about_the_clinic:
         about_existing = ctx.task in ("reschedule", "cancel", "cancel_all", "query") and not ctx.target_ids
         if about_existing:
             ctx.booking_hint = utt.window
@@ -164,6 +176,14 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
     if given & {"service", "location", "practitioner", "window"}:
         ctx.offered = ()
         ctx.picked = None
+
+
+def _within(window: TimeWindow, days: set) -> bool:
+    """Whether the window covers only days in `days` (it has a start and an end, all of them refused)."""
+    if window.start is None or window.end is None:
+        return False
+    span = (window.end.date() - window.start.date()).days
+    return span <= 7 and all((window.start.date() + timedelta(days=k)) in days for k in range(span))
 
 
 # what a turn filled (ctx.given) or said, for each fact a question may be `answered_by`

@@ -51,6 +51,7 @@ class CallContext:
     location_id: str | None = None
     practitioner_id: str | None = None  # an id, domain.ANYONE, or None (not said: anyone)
     window: TimeWindow | None = None
+    refused_days: set[date] = field(default_factory=set)   # days the caller said they cannot do, all call long
     booking_hint: TimeWindow | None = None   # a day said about an existing booking, before we loaded them
     booking_hint_texts: list[str] = field(default_factory=list)  # the caller's words about it ("the one tomorrow")
     offered: tuple[Slot, ...] = ()

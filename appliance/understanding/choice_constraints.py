@@ -44,6 +44,7 @@ _RANGE_WORDS = frozenset({"after", "before", "from", "until", "till", "by", "pas
 # "the eight thirty one" heard as "the date 31": at a pick among read-out times, "date" before a number is eight
 _EIGHT_HEARD = frozenset({"date", "ate"})
 _ECHO_MAX_TOKENS = 5    # digits are read this way only from a short answer, never out of a sentence
+_WEEKDAY_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 _NOT_TIME_AFTER = frozenset({"of", "minutes", "mins", "hours", "weeks", "days", "people", "appointments", "times",
                              "ones", "options", "slots"})
 
@@ -54,6 +55,7 @@ class Constraints:
     not_position: str | None = None      # "not the first one"
     times: tuple[ClockTime, ...] = ()
     days: tuple[tuple[date, date], ...] = ()   # [first, end) ranges
+    weekdays: tuple[int, ...] = ()             # a weekday said alone ("the one on Thursday"), Monday = 0
     practitioner_id: str | None = None
     location_id: str | None = None
     service_ids: tuple[str, ...] = ()
@@ -117,6 +119,8 @@ def read_constraints(
     day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index)
                        and not (position and tokens[d.end_index - 1] in _ORDINAL_POSITIONS
                                 and d.end_index - d.start <= 2))
+    weekdays = tuple(d.first.weekday() for d in found_days if ok(d.start, d.end_index)
+                     and (d.end - d.first).days == 1 and d.label.lower() in _WEEKDAY_NAMES)
     part = None
     for k, tok in enumerate(tokens):
         if tok in _PART_WORDS and ok(k, k + 1):
@@ -139,6 +143,7 @@ def read_constraints(
         not_position=not_position,
         times=tuple(picked_times),
         days=day_ranges,
+        weekdays=weekdays,
         practitioner_id=first_of("practitioner"),
         location_id=first_of("location"),
         service_ids=services,
@@ -190,7 +195,9 @@ def filter_by(
         # "eight" fits 8:00 and 20:00: a clinic means the usual reading (8am)
         narrow(lambda i: any(starts[i].time() == t.resolved() for t in c.times))
     if c.days and not narrow(lambda i: any(a <= starts[i].date() < b for a, b in c.days)):
-        return None
+        # "the one on Thursday" picks among what was read out: the Thursday listed, not only the next one
+        if not (c.weekdays and narrow(lambda i: starts[i].weekday() in c.weekdays)):
+            return None
     if c.practitioner_id and not narrow(lambda i: practitioners[i] == c.practitioner_id):
         return None
     if c.location_id and not narrow(lambda i: locations[i] == c.location_id):

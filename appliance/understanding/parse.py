@@ -31,6 +31,7 @@ from .names import find_name, find_spelled
 from .normalise import normalise
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
+from .refused_days import refused_days
 from .slot_picks import pick_slot
 from .time_windows import find_window
 from .utterance import ListenContext, Utterance
@@ -111,6 +112,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
                            and not ct.tokens[m.end - 1].endswith("ss") for m in findings.mentions)
         booking_picks = pick_bookings(ct, constraints, context.bookings, plural_named)
 
+    refused = refused_days(ct, days, context.offered_slots) if not question.personal else ()
+
     # time window: not from words that picked an offered slot, nor from a plain
     # yes that repeats what was read back ("yes, Thursday is fine")
     window = None
@@ -134,6 +137,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         practitioner_id=findings.practitioner_id,
         window=window,
         weekdays=_weekdays(days),
+        refused_days=refused,
         slot_pick=slot_pick,
         booking_picks=booking_picks,
         patient_status=patient_status(ct),

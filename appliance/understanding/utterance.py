@@ -55,6 +55,7 @@ class Utterance:
     practitioner_id: str | None = None   # a practitioner id, or domain.ANYONE
     window: TimeWindow | None = None
     weekdays: tuple[int, ...] = ()       # the weekdays named (Monday = 0): "are you open Mondays and Thursdays?"
+    refused_days: tuple[date, ...] = ()  # dates the caller said they cannot do ("I'm working that day")
     slot_pick: int | None = None         # index into ListenContext.offered_slots
     booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
     patient_status: str | None = None    # "new" or "returning" when the caller said which
