@@ -336,6 +336,8 @@ class Engine:
         derive(self.ctx, self.env)  # tool results may have settled something (e.g. the booking to move)
         if previous != name:
             self.ctx.misses[name] = 0
+        if state.waits:
+            self.ctx.asked.add(state.waiting_for)
         if state.kind == "decision":
             self._say_state(state)
             if not state.waits:

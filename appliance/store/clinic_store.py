@@ -362,15 +362,16 @@ class ClinicStore:
         return [_patient(row) for row in self._rows("SELECT * FROM patients WHERE dob = ? ORDER BY rowid", [dob.isoformat()])]
 
     def patients_named(self, first: str | None, last: str) -> list[PatientRecord]:
-        """Patients whose last name (and first name, when given) match, ignoring case and accents."""
+        """Patients whose last name (and first given name, when given) match, ignoring case and accents."""
         if not last or not name_key(last):
             return []
-        sql = "SELECT * FROM patients WHERE name_key(last_name) = ?"
-        params = [name_key(last)]
+        rows = self._rows("SELECT * FROM patients WHERE name_key(last_name) = ? ORDER BY rowid", [name_key(last)])
+        patients = [_patient(row) for row in rows]
         if first and name_key(first):
-            sql += " AND name_key(first_name) = ?"
-            params.append(name_key(first))
-        return [_patient(row) for row in self._rows(sql + " ORDER BY rowid", params)]
+            # the first given name is enough: "Olivia" on file is "Olivia Grace" said, and the other way round
+            wanted = name_key(first).split()[0]
+            patients = [p for p in patients if name_key(p.first_name).split()[:1] == [wanted]]
+        return patients
 
     def create_patient(
         self, *, first_name: str, last_name: str, dob: date, phone: str | None, call_id: str | None = None

@@ -13,6 +13,7 @@ from datetime import date, datetime, time
 
 from ..domain import Region
 from .calendar_phrases import DayMention, find_days
+from .refused_days import refused_here
 from .catalog_match import CatalogFindings
 from .clock_times import ClockTime, find_times
 from .normalise import CallerText
@@ -37,6 +38,8 @@ _NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|lat
 _ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
                   r"do not mind|does not matter|no preference|not fussed|both (?:are|is|would be|sound) "
                   r"(?:fine|good|ok|great)|whatever|i am easy|you choose|you pick|dealer's choice)\b")
+# "I can't do Friday either", "that doesn't work either": the other one is no good too
+_NOT_EITHER = re.compile(r"\b(?:not|no good|none of \w+)(?: \w+){0,4} either\b")
 _NONE = re.compile(r"\b(?:neither|none of (?:them|those|these|the)|no not those)\b")
 _PART_WORDS = {"morning": (time(0), time(12)), "afternoon": (time(12), time(17)), "evening": (time(17), time(23, 59)),
                "arvo": (time(12), time(17))}
@@ -116,6 +119,7 @@ def read_constraints(
 
     found_days = find_days(tokens, now, region) if days is None else days
     # a lone "2nd" or "the second" picks the second of the slots offered, not the 2nd of the month
+    found_days = [d for d in found_days if not refused_here(ct, d.start, d.end_index)]   # "I can't do Friday"
     day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index)
                        and not (position and tokens[d.end_index - 1] in _ORDINAL_POSITIONS
                                 and d.end_index - d.start <= 2))
@@ -148,7 +152,7 @@ def read_constraints(
         location_id=first_of("location"),
         service_ids=services,
         part=part,
-        any_is_fine=_ANY.search(text) is not None,
+        any_is_fine=_ANY.search(text) is not None and not _NOT_EITHER.search(text),
         none_of_them=_NONE.search(text) is not None,
     )
 

@@ -5,8 +5,8 @@ is", "surname's", "first name", "this is Jon Smyth", "Jane Doe
 speaking", "I'm Jane" where that is clearly a name), and from the bare
 words only when the agent asked for a name (the question's `name_part`:
 full, first, last or spelling). Ordinary words ("yes", "um", "appointment",
-"tomorrow", a service or place) never become a name. Middle names are
-dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
+"tomorrow", a service or place) never become a name. Given names are
+kept as said ("Thu Hà Đặng": given names "Thu Hà"), a middle initial dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
 "S-M-Y-T-H", "s as in sugar", "double t") are returned upper case, and
 correct the name word they spell.
 """
@@ -263,16 +263,16 @@ def _article_ending_clause(ct: CallerText, j: int) -> bool:
 
 
 def _person(parts: tuple[str, ...], single: str) -> PersonName:
+    """A name from its words: the surname is the last word (with any particle before it: "van der Berg",
+    "Ní Bhriain"), and every word before it is a given name ("Thu Hà", "Mary Jane"), kept as said."""
     if len(parts) == 1:
         word = title_case(parts[0])
         return PersonName(first=word, last=None) if single == "first" else PersonName(first=None, last=word)
-    first = title_case(parts[0])
     rest = parts[1:]
     particle = next((k for k, p in enumerate(rest) if p in NAME_PARTICLES), None)
-    if particle is not None and particle < len(rest) - 1:
-        last = " ".join(title_case(p) for p in rest[particle:])
-    else:
-        last = title_case(rest[-1])
+    surname_at = 1 + particle if particle is not None and particle < len(rest) - 1 else len(parts) - 1
+    first = " ".join(title_case(p) for p in parts[:surname_at])
+    last = " ".join(title_case(p) for p in parts[surname_at:])
     return PersonName(first=first, last=last)
 
 

@@ -27,6 +27,7 @@ from .choice_constraints import read_constraints
 from .dates_of_birth import DOB_MARKER, find_dob_span
 from .extractors import run_extractors
 from .intents import detect_intents
+from .name_corrections import letter_edits, name_replacements
 from .names import find_name, find_spelled
 from .normalise import normalise
 from .patient_status import patient_status
@@ -37,6 +38,7 @@ from .time_windows import find_window
 from .utterance import ListenContext, Utterance
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
+_REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
 _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
 
 
@@ -65,6 +67,12 @@ def understand(text: str, context: ListenContext) -> Utterance:
     spelled = None
     if spelled_runs and (name_asked or name is not None or question.read_back or names & {"correction", "no"}):
         spelled = " ".join(s.letters for s in spelled_runs)
+
+    # a name corrected without being said again in full: "it's Eze, not Wright", "with a Y", "two Ls"
+    # (the engine applies one only where its old name or letter is in the name it holds)
+    name_in_play = name_asked or question.read_back or correcting or "no" in names or name is not None
+    replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()
+    edits = letter_edits(ct) if name_in_play else ()
 
     # date of birth
     dob = None
@@ -130,6 +138,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         intents=intents,
         name=name,
         spelled=spelled,
+        name_replacements=replacements,
+        letter_edits=edits,
         dob=dob,
         phone=phone,
         service_ids=findings.service_ids,

@@ -55,7 +55,7 @@ BUILT_IN_KINDS = frozenset({
 # What a turn can fill that answers a question (absorb.py checks each)
 ANSWER_FACTS = frozenset({
     "task", "yes", "no", "full_name", "first_name", "last_name", "a_name", "dob", "phone", "service",
-    "location", "practitioner", "window", "slot", "booking", "message",
+    "location", "practitioner", "window", "slot", "booking", "message", "status",
 })
 
 NamePart = Literal["full", "first", "last", "spelling"]

@@ -36,6 +36,13 @@ def name_score(on_file: str, heard: str) -> float:
     return fuzz.ratio(letters(on_file), letters(heard))
 
 
+def given_name_score(on_file: str, heard: str) -> float:
+    """0..100: how alike two given names are, where one may carry a middle name the other lacks ("Olivia"
+    on file, "Olivia Grace" said)."""
+    first_on_file, first_heard = on_file.split()[:1] or [""], heard.split()[:1] or [""]
+    return max(name_score(on_file, heard), name_score(first_on_file[0], first_heard[0]))
+
+
 # A whole name on file, said within the words given for the name, this alike (partial ratio on letters)
 WHOLE_NAME_SAID_THRESHOLD = 95
 
@@ -47,6 +54,14 @@ def whole_name_said(patient: PatientRecord, heard: tuple[str, ...]) -> bool:
     return len(on_file) >= 8 and any(
         fuzz.partial_ratio(on_file, letters(text)) >= WHOLE_NAME_SAID_THRESHOLD
         and len(letters(text)) >= len(on_file) for text in heard)
+
+
+def sounds_like(word: str, name: str) -> bool:
+    """Whether a word is the same name said another way: the same sound (metaphone), or one letter apart."""
+    a, b = letters(word), letters(name)
+    if not a or not b:
+        return False
+    return jellyfish.metaphone(a) == jellyfish.metaphone(b) or (min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= 80)
 
 
 def heard_alike(on_file: str, heard: str) -> bool:
