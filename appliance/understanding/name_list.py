@@ -43,6 +43,11 @@ def _names() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(given - {""}), frozenset(family - {""})
 
 
+def load_name_list() -> None:
+    """Read the name lists now (about a second, once per process) rather than at the first lookup."""
+    _names()
+
+
 def is_known_name(name: str, part: str) -> bool:
     """Whether every word of `name` (a "first" or "last" name) is a name people have, or one letter off one."""
     given, family = _names()
