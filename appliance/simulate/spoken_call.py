@@ -1,15 +1,17 @@
 """Scenario files played as audio through the whole voice pipeline.
 
 The simulated caller is the text simulator's (`SimulatedCaller`): it answers
-whatever the engine is waiting for. Its lines are spoken with Piper, squeezed
-through an 8 kHz phone line and sent down an in-memory line into the
-pipeline, either in real time (the demo, the benchmark) or as fast as the
-pipeline takes them (`fast=True`, tests). The engine only ever gets what
+whatever the engine is waiting for. Its lines are spoken by one of the caller
+voices (`caller_voices.py`: Piper's joe by default, espeak-ng or flite), put
+through a line (`line_conditions.py`: G.711 by default, or clean, noisy or
+lossy) and sent down an in-memory line into the pipeline, either in real time
+(the demo, the benchmark) or as fast as the pipeline takes them (`fast=True`,
+tests). The engine only ever gets what
 Whisper heard. Afterwards the same checks as the text simulator run against
 the database and the call record, and the caller's lines are scored against
 what was heard (word error rate).
 
-    result = await play_spoken(path, flow, runtime, fast=True)
+    result = await play_spoken(path, flow, runtime, fast=True, caller=CallerSetup("flite-slt", "noisy"))
     print(result.verdict.line(), result.word_errors.rate)
 """
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,13 @@ from typing import Any, Callable
 
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
-from ..voice import (CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming, VoiceCall,
-                     VoiceRuntime, greeting_for, telephone, to_pcm)
+import numpy as np
+
+from ..voice import (PHONE_RATE, CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming,
+                     VoiceCall, VoiceRuntime, greeting_for, resample, to_pcm)
 from .caller import SimulatedCaller
+from .caller_voices import DEFAULT_VOICE, caller_voice_engine, speaking_pace, stable_seed
+from .line_conditions import DEFAULT_LINE, NOISE_SNR_DB, BackgroundNoise, line_condition, speech_level
 from .runner import PlayedCall, ScenarioResult, judge, set_up_scenario
 from .scenario import InvalidScenario, Scenario, load_scenario
 from .word_error import WordErrors, word_errors
@@ -47,6 +52,7 @@ class SpokenResult:
     tape: CallTape | None = None
     call_record: dict[str, Any] | None = None
     warm_s: float = 0.0
+    voice: str = ""                                     # the caller voice that spoke (its engine's name)
 
     @property
     def heard(self) -> list[str]:
@@ -63,41 +69,79 @@ def caller_phrases(scenario: Scenario) -> list[str]:
     return list(dict.fromkeys(line for line in lines if line))
 
 
-# Piper reads a lone "A" as the article ("uh"), so "A R O H A" was said "uh R O H A" and Whisper heard
-# "R, O, H, A": in a spelling (two or more lone capitals in a row) the letter is said by its name, in
-# Piper's phonemes
-_SPELLING = re.compile(r"(?<![\w'])[A-Z](?![\w'])(?:[ ,.]+[A-Z](?![\w']))+")
-_LONE_A = re.compile(r"\bA\b")
-_LETTER_A = "[[ ˈeɪ ]]"
+CALLER_PEAK = 0.8         # every voice's loudest sample, before the line
 
 
-def letters_said_as_letters(line: str) -> str:
-    """`line` for Piper to speak, with the letter A in a spelling said as a caller says it."""
-    return _SPELLING.sub(lambda m: _LONE_A.sub(_LETTER_A, m.group(0)), line) if "A" in line else line
+@dataclass(frozen=True)
+class CallerSetup:
+    """Who calls and over what: the caller's voice (`caller_voices.VOICES`), the line
+    (`line_conditions.LINES`) and the seed their variations are drawn from."""
+    voice: str = DEFAULT_VOICE
+    line: str = DEFAULT_LINE
+    seed: int = 0
+
+    def voice_for(self, runtime: VoiceRuntime, rate: int, scenario: str, *, codec: bool = True) -> CallerVoice:
+        """Blocking (Piper makes its session): the voice for one scenario's caller, seeded by its name too."""
+        return CallerVoice(runtime, rate, voice=self.voice, line=self.line, seed=stable_seed(self.seed, scenario),
+                           codec=codec)
 
 
 class CallerVoice:
-    """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate.
+    """The simulated caller's voice (`caller_voices.VOICES`) through a line (`line_conditions.LINES`), at
+    the call's rate.
 
     A line said again is a new rendition, as a person never says a line twice
-    the same way (Piper samples its timing and pitch afresh each time): a
-    re-asked question gets another chance to be heard, not the same audio."""
+    the same way: a re-asked question gets another chance to be heard, not the
+    same audio. Each rendition has its own pace and its own line (noise, lost
+    packets), drawn from `seed`: the same seed gives the same audio. `codec`:
+    False where the line's own codec does the µ-law (SIP)."""
 
-    def __init__(self, runtime: VoiceRuntime, rate: int):
+    def __init__(self, runtime: VoiceRuntime, rate: int, *, voice: str = DEFAULT_VOICE, line: str = DEFAULT_LINE,
+                 seed: int = 0, codec: bool = True, engine: Any = None):
         self.runtime = runtime
         self.rate = rate
+        self.seed = seed
+        self.codec = codec
+        self.line = line_condition(line)
+        self.engine = engine if engine is not None else caller_voice_engine(voice, runtime, seed)
+        self.voice_name = getattr(self.engine, "name", voice)
+        self.noise: BackgroundNoise | None = None
+        self.noise_level = 0.0
         self._renditions: dict[str, list[bytes]] = {}
         self._said: dict[str, int] = {}
 
     def prepare(self, lines: list[str]) -> None:
-        """Blocking: synthesise each line's first rendition now, so the call itself is not slowed by it."""
+        """Blocking: the line's background and each line's first rendition now, so the call is not slowed."""
+        self._prepare_noise()
         for line in lines:
             if line not in self._renditions:
-                self._renditions[line] = [self._render(line)]
+                self._renditions[line] = [self._render(line, 0)]
 
-    def _render(self, line: str) -> bytes:
-        audio, voice_rate = self.runtime.synthesizer.speak_float(letters_said_as_letters(line))
-        return to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
+    def _prepare_noise(self) -> None:
+        """A noisy line's room: babble made from this voice, at the level its speech is heard under."""
+        if not self.line.noisy or self.noise is not None:
+            return
+        speech, rate = self._speech(BABBLE_TEXT, 1.0)
+        phone = resample(speech, rate, PHONE_RATE)
+        self.noise = BackgroundNoise(np.random.default_rng(stable_seed(self.seed, "room")), phone)
+        self.noise_level = speech_level(phone, PHONE_RATE) * 10 ** (-NOISE_SNR_DB / 20)
+
+    def _speech(self, text: str, pace: float) -> tuple[np.ndarray, int]:
+        audio, rate = self.engine.speak(self.engine.text_for(text), pace)
+        peak = float(np.max(np.abs(audio))) if audio.size else 0.0
+        return (audio * (CALLER_PEAK / peak) if peak > 0 else audio), rate
+
+    def _render(self, line: str, turn: int) -> bytes:
+        self._prepare_noise()
+        audio, voice_rate = self._speech(line, speaking_pace(self.seed, line, turn))
+        rng = np.random.default_rng(stable_seed(self.seed, "line", line, turn))
+        return to_pcm(self.line.carry(audio, voice_rate, self.rate, rng=rng, noise=self.noise, codec=self.codec))
+
+    def background(self) -> bytes | None:
+        """What the line carries while the caller is quiet, as a loop of PCM (None: silence)."""
+        self._prepare_noise()
+        quiet = self.line.quiet(self.noise_level, self.noise, self.rate, codec=self.codec)
+        return to_pcm(quiet) if quiet is not None else None
 
     def audio(self, line: str) -> bytes:
         """Blocking: the audio for the next time the caller says `line`."""
@@ -105,12 +149,17 @@ class CallerVoice:
         turn = self._said.get(line, 0)
         self._said[line] = turn + 1
         while len(renditions) <= turn:
-            renditions.append(self._render(line))
+            renditions.append(self._render(line, len(renditions)))
         return renditions[turn]
 
     async def next_audio(self, line: str) -> bytes:
         """`audio`, synthesising off the event loop when this rendition is new."""
         return await asyncio.get_running_loop().run_in_executor(None, self.audio, line)
+
+
+# a noisy line's babble is this, said by the caller's own voice and played backwards
+BABBLE_TEXT = ("I was going to ask her about it on the weekend, but then the car broke down again and we had "
+               "to wait for the man from the garage, who did not come until after lunch.")
 
 
 class ScenarioCall:
@@ -129,7 +178,7 @@ class ScenarioCall:
         self.tape = CallTape(rate)
         self.line = CallerLine(rate, fast=fast, tape=self.tape)
         self.transport = LineTransport(self.line, realtime_output=realtime_output, tape=self.tape)
-        self.voice = CallerVoice(runtime, rate)
+        self.voice: CallerVoice | None = None   # made in prepare()
         self.turns: asyncio.Queue = asyncio.Queue()    # TurnTiming of each agent turn once played
         self.speaking: asyncio.Queue = asyncio.Queue() # the kind of each agent utterance as it starts playing
         self.events: list[CallEvent] = []
@@ -141,7 +190,8 @@ class ScenarioCall:
     @classmethod
     async def prepare(cls, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
-                      on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None) -> ScenarioCall:
+                      on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None,
+                      caller: CallerSetup = CallerSetup()) -> ScenarioCall:
         rate = runtime.settings.voice.sample_rate
         host = EngineHost(name=scenario.name[:20])
         rig = cls(scenario, clinic, flow, runtime, host, rate=rate, fast=fast,
@@ -159,7 +209,9 @@ class ScenarioCall:
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
             await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
+            rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
+            rig.line.background = rig.voice.background()
             rig.warm_s = time.perf_counter() - started
         except Exception:
             host.close()
@@ -274,10 +326,10 @@ def source_scenario(source: str | Path | tuple[Scenario, Any], label: str | None
 
 
 def spoken_result(verdict: ScenarioResult, record: dict, summary: CallSummary, said: list[str], *,
-                  tape: CallTape | None = None, warm_s: float = 0.0) -> SpokenResult:
+                  tape: CallTape | None = None, warm_s: float = 0.0, voice: str = "") -> SpokenResult:
     """The verdict with what the caller said scored against what was heard."""
     errors = word_errors(" ".join(said), " ".join(text for text in summary.heard if text))
-    return SpokenResult(verdict, summary, said, errors, tape, record, warm_s)
+    return SpokenResult(verdict, summary, said, errors, tape, record, warm_s, voice)
 
 
 def crashed(path: Path, scenario: Scenario, exc: BaseException) -> SpokenResult:
@@ -321,8 +373,10 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
 async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
-                      label: str | None = None, keep_tape: bool = False, publisher: Any = None) -> SpokenResult:
-    """Play one scenario as a spoken call; never raises for a broken scenario or call (it fails instead)."""
+                      label: str | None = None, keep_tape: bool = False, publisher: Any = None,
+                      caller: CallerSetup = CallerSetup()) -> SpokenResult:
+    """Play one scenario as a spoken call by `caller`; never raises for a broken scenario or call (it fails
+    instead)."""
     path, loaded, invalid = source_scenario(source, label)
     if invalid is not None:
         return invalid
@@ -330,11 +384,11 @@ async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, run
     rig = None
     try:
         rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
-                                         db_path=db_path, on_event=on_event, publisher=publisher)
+                                         db_path=db_path, on_event=on_event, publisher=publisher, caller=caller)
         summary = await rig.run(scripted_caller(on_said))
         verdict, record = await rig.judge(path)
         return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,
-                             warm_s=rig.warm_s)
+                             warm_s=rig.warm_s, voice=rig.voice.voice_name)
     except Exception as exc:  # one broken call is that scenario's failure
         return crashed(path, scenario, exc)
     finally:
