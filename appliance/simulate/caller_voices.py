@@ -24,7 +24,7 @@ import tempfile
 import threading
 import wave
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -82,14 +82,6 @@ def _binary(name: str, package: str, voice: str) -> str:
     return path
 
 
-def _run(args: list[str], **kwargs: Any) -> None:
-    try:
-        subprocess.run(args, check=True, capture_output=True, timeout=SPEAK_TIMEOUT_S, **kwargs)
-    except subprocess.CalledProcessError as exc:
-        raise RuntimeError(f"{Path(args[0]).name} failed (exit {exc.returncode}): "
-                           f"{exc.stderr.decode(errors='replace').strip()[:200]}") from None
-
-
 class PiperCallerVoice:
     """Piper's joe: the runtime's voice model, in the caller's own seeded session."""
 
@@ -112,53 +104,65 @@ class PiperCallerVoice:
         return self.synthesizer.speak_float(text, length_scale=1.0 / pace)
 
 
-class EspeakCallerVoice:
-    """espeak-ng (Debian `espeak-ng`), a formant voice: `variant` is en-us, en-gb, ..."""
+class _ProgramVoice:
+    """A synthesiser run as a Debian program that writes a WAV file; `variant` is its voice."""
+
+    program = package = ""
 
     def __init__(self, name: str, variant: str):
         self.name = name
         self.variant = variant
-        self.binary = _binary("espeak-ng", "espeak-ng", name)
+        self.binary = _binary(self.program, self.package, name)
+
+    def _wav(self, args: Callable[[Path], list[str]], text: bytes | None = None) -> tuple[np.ndarray, int]:
+        """Run the program with `args(wav_path)` (the text on stdin when given) and read what it wrote."""
+        with tempfile.TemporaryDirectory(prefix=f"{self.program}-") as scratch:
+            out = Path(scratch) / "line.wav"
+            try:
+                subprocess.run([self.binary, *args(out)], input=text, check=True, capture_output=True,
+                               timeout=SPEAK_TIMEOUT_S)
+            except subprocess.CalledProcessError as exc:
+                raise RuntimeError(f"{self.program} failed (exit {exc.returncode}): "
+                                   f"{exc.stderr.decode(errors='replace').strip()[:200]}") from None
+            return _read_wav(out)
+
+
+class EspeakCallerVoice(_ProgramVoice):
+    """espeak-ng, a formant voice: en-us, en-gb, ..."""
+
+    program = package = "espeak-ng"
 
     def text_for(self, line: str) -> str:
         return letters_said_as_letters(line, "[['eI]]")
 
     def speak(self, text: str, pace: float = 1.0) -> tuple[np.ndarray, int]:
-        with tempfile.TemporaryDirectory(prefix="espeak-") as scratch:
-            out = Path(scratch) / "line.wav"
-            _run([self.binary, "-v", self.variant, "-s", str(round(ESPEAK_WPM * pace)), "-w", str(out), "--stdin"],
-                 input=text.encode())
-            return _read_wav(out)
+        return self._wav(lambda out: ["-v", self.variant, "-s", str(round(ESPEAK_WPM * pace)), "-w", str(out),
+                                      "--stdin"], text.encode())
 
 
-class FliteCallerVoice:
-    """flite (Debian `flite`): `voice` is one of its built-in voices (slt, rms, awb)."""
+class FliteCallerVoice(_ProgramVoice):
+    """flite, with one of its built-in voices (slt, rms, awb)."""
 
-    def __init__(self, name: str, voice: str):
-        self.name = name
-        self.voice = voice
-        self.binary = _binary("flite", "flite", name)
+    program = package = "flite"
 
     def text_for(self, line: str) -> str:
         return line   # flite says a lone capital A by its name
 
     def speak(self, text: str, pace: float = 1.0) -> tuple[np.ndarray, int]:
-        with tempfile.TemporaryDirectory(prefix="flite-") as scratch:
-            out = Path(scratch) / "line.wav"
-            _run([self.binary, "-voice", self.voice, "--setf", f"duration_stretch={1.0 / pace:.3f}",
-                  "-o", str(out), "-t", text])
-            return _read_wav(out)
+        return self._wav(lambda out: ["-voice", self.variant, "--setf", f"duration_stretch={1.0 / pace:.3f}",
+                                      "-o", str(out), "-t", text])
+
+
+_PROGRAMS = {"espeak": EspeakCallerVoice, "flite": FliteCallerVoice}
 
 
 def check_voice(name: str) -> None:
     """Raise UnknownVoice or VoiceUnavailable (with the fix) before any model loads."""
     if name not in VOICES:
         raise UnknownVoice(f"unknown caller voice {name!r}: choose one of {', '.join(VOICES)}")
-    engine, _, _ = name.partition("-")
-    if engine == "espeak":
-        _binary("espeak-ng", "espeak-ng", name)
-    elif engine == "flite":
-        _binary("flite", "flite", name)
+    program = _PROGRAMS.get(name.partition("-")[0])
+    if program is not None:
+        _binary(program.program, program.package, name)
 
 
 def caller_voice_engine(name: str, runtime: Any, seed: int = 0):
@@ -167,6 +171,4 @@ def caller_voice_engine(name: str, runtime: Any, seed: int = 0):
     engine, _, variant = name.partition("-")
     if engine == "piper":
         return PiperCallerVoice(name, runtime.synthesizer.voice_path, seed)
-    if engine == "espeak":
-        return EspeakCallerVoice(name, variant)
-    return FliteCallerVoice(name, variant)
+    return _PROGRAMS[engine](name, variant)
