@@ -435,7 +435,7 @@ def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, s
         _fail("no scenario files found in " + ", ".join(map(str, targets)))
     if spoken or sip:
         from .simulate.demo import simulate_spoken
-        from .simulate.spoken_call import CallerSetup
+        from .simulate.caller_speech import CallerSetup
 
         caller = CallerSetup(voice=caller_voice or CallerSetup.voice, line=line_name or CallerSetup.line)
         sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast, sip=sip, caller=caller))

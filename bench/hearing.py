@@ -315,7 +315,7 @@ class Run:
 async def probe_voice(runtime: Any, probe: Probe, items: list[Item], voice_name: str, line_name: str, seed: int,
                       on_heard: Callable[[Heard], None]) -> list[Heard]:
     from appliance.simulate.caller_voices import stable_seed
-    from appliance.simulate.spoken_call import CallerVoice
+    from appliance.simulate.caller_speech import CallerVoice
     from appliance.voice import silence
 
     rate = runtime.settings.voice.sample_rate

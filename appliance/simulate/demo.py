@@ -139,7 +139,8 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: 
     from .caller_voices import VoiceUnavailable, check_voice
     from .runner import run_scenario
     from .sip_call import LineNotOverSip, check_sip_line
-    from .spoken_call import CallerSetup, play_spoken
+    from .caller_speech import CallerSetup
+    from .spoken_call import play_spoken
     from .word_error import WordErrors
 
     caller = caller or CallerSetup()

@@ -36,11 +36,12 @@ from typing import Any, Callable
 from ..engine.flow import Flow
 from ..voice import PHONE_RATE, CallEvent
 from .caller import SimulatedCaller
-from .runner import set_up_scenario
+from .caller_speech import CallerSetup, CallerVoice
 from .line_conditions import line_condition
+from .runner import set_up_scenario
 from .scenario import Scenario
-from .spoken_call import (CALL_LIMIT_S, CallerSetup, CallerVoice, SpokenResult, caller_move, caller_phrases, crashed,
-                          judge_spoken, source_scenario, spoken_result)
+from .spoken_call import (CALL_LIMIT_S, SpokenResult, caller_move, caller_phrases, crashed, judge_spoken,
+                          source_scenario, spoken_result)
 from .sip_caller_client import CallerAgent, CallerAgentError
 
 log = logging.getLogger("appliance.sip")

@@ -11,7 +11,7 @@ import pytest
 from appliance.simulate.caller_choices import VOICES
 from appliance.simulate.caller_voices import (PACE_SPREAD, UnknownVoice, VoiceUnavailable, caller_voice_engine,
                                               check_voice, letters_said_as_letters, speaking_pace)
-from appliance.simulate.spoken_call import CallerVoice
+from appliance.simulate.caller_speech import CallerVoice
 
 RATE = 16000
 SENTENCE = "Yes, that's right."

@@ -58,7 +58,7 @@ def test_a_caller_with_an_espeak_voice_on_a_g711_line_gets_a_verdict(runtime, fl
 
     from appliance.simulate import demo
     from appliance.simulate.caller_voices import VoiceUnavailable, check_voice
-    from appliance.simulate.spoken_call import CallerSetup
+    from appliance.simulate.caller_speech import CallerSetup
 
     try:
         check_voice("espeak-en-us")
@@ -76,7 +76,8 @@ def test_a_caller_with_an_espeak_voice_on_a_g711_line_gets_a_verdict(runtime, fl
 
 def test_the_call_is_spoken_by_the_chosen_voice(runtime, flow):
     from appliance.simulate.caller_voices import VoiceUnavailable, check_voice
-    from appliance.simulate.spoken_call import CallerSetup, ScenarioCall
+    from appliance.simulate.caller_speech import CallerSetup
+    from appliance.simulate.spoken_call import ScenarioCall
 
     from voice.spoken import scenario
 
