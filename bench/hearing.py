@@ -1,6 +1,7 @@
 """How well one answer is heard, question by question, caller voice by voice, line by line.
 
     python bench/hearing.py [--voices V,...] [--lines L,...] [--kinds K,...] [--limit N] [--seed S]
+    python bench/hearing.py --from var/bench/hearing.jsonl       (the section again, from a run's answers)
     (default: all six voices, the g711 line, every kind, every answer)
 
 Each answer in bench/hearing_items.yaml (yes, no, name, date of birth, phone number, day and time, service,
@@ -383,8 +384,8 @@ def body(run: Run, probe: Probe, items: list[Item], voices: list[str], lines: li
         f"Each answer in bench/hearing_items.yaml said by the caller voice over the line, heard through Silero VAD "
         f"and the CallerListener (Smart Turn, Whisper base int8 with the question's prompt) and understood with "
         f"the question's context; \"text\" is the same answers understood from their text. Answers understood "
-        f"right, of those asked. {len(items)} answers, {len(columns)} voice and line pairs, "
-        f"{total / 60:.1f} min ({timing}).",
+        f"right, of those asked. {len(items)} answers, {len(columns)} voice and line pairs"
+        + (f", {total / 60:.1f} min ({timing})." if total else "."),
         "",
         *rows,
         "",
@@ -398,10 +399,11 @@ def body(run: Run, probe: Probe, items: list[Item], voices: list[str], lines: li
         wrong = [r for r in run.results if (r.voice, r.line) == (v, ln) and not r.right and run.text[r.item.where][0]]
         if not wrong:
             continue
-        lines_out.append(f"- **{_column(v, ln, lines)}**: " + "; ".join(
-            f"{KIND_NAMES[r.item.kind]} \"{r.item.say}\" -> \"{r.heard}\" -> {r.took}"
-            + (f" ({r.turns} turns)" if r.turns > 1 else "") for r in wrong))
-    return "\n".join(lines_out)
+        lines_out += [f"<details><summary>{_column(v, ln, lines)}: {len(wrong)}</summary>", ""]
+        lines_out += [f"- {KIND_NAMES[r.item.kind]}: \"{r.item.say}\" -> \"{r.heard}\" -> {r.took}"
+                      + (f" ({r.turns} turns)" if r.turns > 1 else "") for r in wrong]
+        lines_out += ["", "</details>", ""]
+    return "\n".join(lines_out).rstrip()
 
 
 def _column(voice: str, line: str, lines: list[str]) -> str:
@@ -441,7 +443,9 @@ def _names(text: str, choices: tuple[str, ...], what: str) -> list[str]:
     return names
 
 
-async def run_probe(args: argparse.Namespace, probe: Probe, items: list[Item]) -> Run:
+async def run_probe(args: argparse.Namespace, probe: Probe, items: list[Item], note: str) -> Run:
+    """Hear every item in every voice and line; each answer goes to `args.keep` as it is heard, and the
+    run's note and timings last."""
     from appliance.settings import load_settings
     from appliance.voice import VoiceRuntime, quiet_pipecat
 
@@ -449,9 +453,8 @@ async def run_probe(args: argparse.Namespace, probe: Probe, items: list[Item]) -
     runtime = await asyncio.get_running_loop().run_in_executor(
         None, lambda: VoiceRuntime(load_settings(), load_llm=False))
     run = Run(text=text_baseline(probe, items))
-    kept = ROOT / "var" / "bench" / "hearing.jsonl"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    with kept.open("w", encoding="utf-8") as out:
+    args.keep.parent.mkdir(parents=True, exist_ok=True)
+    with args.keep.open("w", encoding="utf-8") as out:
         def on_heard(result: Heard) -> None:
             out.write(json.dumps(result.as_json()) + "\n")
             out.flush()
@@ -464,7 +467,31 @@ async def run_probe(args: argparse.Namespace, probe: Probe, items: list[Item]) -
                 started = time.perf_counter()
                 run.results += await probe_voice(runtime, probe, items, voice, line, args.seed, on_heard)
                 run.seconds[(voice, line)] = time.perf_counter() - started
+        out.write(json.dumps({"run": {"note": note, "voices": args.voices, "lines": args.lines,
+                                      "seconds": [[v, ln, round(t, 1)] for (v, ln), t in run.seconds.items()]}}) + "\n")
     return run
+
+
+def run_from(path: Path, probe: Probe) -> tuple[Run, list[Item], list[str], list[str], str]:
+    """An earlier run's answers (`--keep`'s file) as they were heard then, for writing the section again."""
+    by_said = {(item.kind, item.say): item for item in probe.items}
+    run, note, voices, lines = Run(), "", [], []
+    for record in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
+        if "run" in record:
+            note, voices, lines = record["run"]["note"], record["run"]["voices"], record["run"]["lines"]
+            run.seconds = {(v, ln): t for v, ln, t in record["run"]["seconds"]}
+            continue
+        item = by_said.get((record["kind"], record["said"]))
+        if item is None:
+            raise BadItems(f"{path}: {record['kind']} answer {record['said']!r} is no longer in {ITEMS.name}")
+        run.results.append(Heard(item, record["voice"], record["line"], record["heard"], record["right"],
+                                 record["understood"], record["turns"]))
+        voices += [record["voice"]] if record["voice"] not in voices else []
+        lines += [record["line"]] if record["line"] not in lines else []
+    asked = {r.item.where for r in run.results}
+    items = [item for item in probe.items if item.where in asked]
+    run.text = text_baseline(probe, items)
+    return run, items, voices, lines, note
 
 
 def main() -> int:
@@ -474,7 +501,11 @@ def main() -> int:
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     parser.add_argument("--limit", type=int, default=None, help="the first N answers of each kind")
     parser.add_argument("--seed", type=int, default=0, help="the caller voices' seed (pace, noise, lost packets)")
+    parser.add_argument("--keep", type=Path, default=ROOT / "var" / "bench" / "hearing.jsonl",
+                        help="where each answer's result goes (JSON lines)")
+    parser.add_argument("--from", dest="source", type=Path, help="write the section from an earlier run's --keep file")
     parser.add_argument("--no-write", action="store_true", help="print the section, leave RESULTS.md alone")
+    parser.add_argument("--note", default="", help="a line on how the run went (load, a crash), under the title")
     args = parser.parse_args()
     args.voices = _names(args.voices, VOICES, "voice")
     args.lines = _names(args.lines, LINES, "line")
@@ -483,25 +514,34 @@ def main() -> int:
     from appliance.simulate.caller_voices import VoiceUnavailable, check_voice
 
     try:
-        for voice in args.voices:
-            check_voice(voice)
         probe = load_probe()
+        if args.source:
+            run, items, voices, lines, note = run_from(args.source, probe)
+        else:
+            for voice in args.voices:
+                check_voice(voice)
+            items = chosen_items(probe, args.kinds, args.limit)
+            voices, lines, note = args.voices, args.lines, machine_note(args)
+            run = asyncio.run(run_probe(args, probe, items, note))
     except (VoiceUnavailable, BadItems) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    per_kind: dict[str, int] = {}
-    items = []
-    for item in probe.items:
-        if item.kind in args.kinds and (args.limit is None or per_kind.get(item.kind, 0) < args.limit):
-            per_kind[item.kind] = per_kind.get(item.kind, 0) + 1
-            items.append(item)
-    note = machine_note(args)
-    run = asyncio.run(run_probe(args, probe, items))
-    text = body(run, probe, items, args.voices, args.lines, note)
+    text = body(run, probe, items, voices, lines, f"{note} {args.note}".strip())
     print("\n" + text)
     if not args.no_write:
         print(f"\nwritten to {write_section('hearing', text)}")
     return 0
+
+
+def chosen_items(probe: Probe, kinds: list[str], limit: int | None) -> list[Item]:
+    """The items of `kinds`, the first `limit` of each."""
+    taken: dict[str, int] = {}
+    items = []
+    for item in probe.items:
+        if item.kind in kinds and (limit is None or taken.get(item.kind, 0) < limit):
+            taken[item.kind] = taken.get(item.kind, 0) + 1
+            items.append(item)
+    return items
 
 
 if __name__ == "__main__":
