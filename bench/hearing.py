@@ -111,7 +111,7 @@ def _item(kind: str, index: int, entry: Any, path: Path) -> Item:
         raise BadItems(f"{path}: {where}: needs `say` and `expect`")
     expect = entry["expect"]
     try:
-        if kind in ("dob",):
+        if kind == "dob":
             expect = date.fromisoformat(str(expect))
         elif kind == "slot_pick":
             expect = datetime.fromisoformat(str(expect))
@@ -315,9 +315,8 @@ class Run:
 
 async def probe_voice(runtime: Any, probe: Probe, items: list[Item], voice_name: str, line_name: str, seed: int,
                       on_heard: Callable[[Heard], None]) -> list[Heard]:
-    from appliance.simulate.caller_voices import stable_seed
     from appliance.simulate.caller_speech import CallerVoice
-    from appliance.voice import silence
+    from appliance.simulate.caller_voices import stable_seed
 
     rate = runtime.settings.voice.sample_rate
     loop = asyncio.get_running_loop()
