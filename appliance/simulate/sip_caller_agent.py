@@ -7,6 +7,7 @@ out on stdout, one JSON object a line (logs go to stderr, never stdout):
 
     {"cmd": "call", "uri": "sip:receptionist@127.0.0.1:5070", "caller_id": "+61400000001"}
     {"cmd": "say", "pcm": "/tmp/line.raw", "rate": 8000, "id": 3}   16-bit mono PCM into the call
+    {"cmd": "background", "pcm": "/tmp/room.raw", "rate": 8000}     looped while the caller is quiet
     {"cmd": "dtmf", "digits": "0"}          RFC 2833
     {"cmd": "hangup"}
     {"cmd": "quit"}
@@ -64,10 +65,12 @@ def emit(event: str, **data) -> None:
 class LinePort(pj.AudioMediaPort):
     """The caller's mouth and ear on the conference bridge. Runs on the clock thread: bytes in, bytes out."""
 
-    def __init__(self, rate: int):
+    def __init__(self, rate: int, background: list[bytes] | None = None):
         super().__init__()
         self.frame_bytes = rate * FRAME_MS // 1000 * 2
         self.silence = bytes(self.frame_bytes)
+        self.background = background or [self.silence]   # frames sent in turn while the caller is quiet
+        self._background_at = 0
         self.outgoing: deque = deque()    # (pcm frame, id of the line it ends, or None)
         self.finished: deque = deque()    # ids of lines whose last frame has gone out
         self.sent: deque = deque()        # every frame sent (the recording's left side)
@@ -77,7 +80,9 @@ class LinePort(pj.AudioMediaPort):
         try:
             pcm, ends = self.outgoing.popleft()
         except IndexError:
-            pcm, ends = self.silence, None
+            background = self.background
+            pcm, ends = background[self._background_at % len(background)], None
+            self._background_at = (self._background_at + 1) % len(background)
         frame.type = pj.PJMEDIA_FRAME_TYPE_AUDIO
         frame.buf = pj.ByteVector(pcm)
         frame.size = len(pcm)
@@ -92,11 +97,14 @@ class LinePort(pj.AudioMediaPort):
             self.heard.append(self.silence)
 
     def queue_line(self, pcm: bytes, line_id) -> None:
-        pcm += bytes((-len(pcm)) % self.frame_bytes)
-        size = self.frame_bytes
-        frames = [pcm[i: i + size] for i in range(0, len(pcm), size)] or [self.silence]
+        frames = self.frames_of(pcm)
         for i, chunk in enumerate(frames):
             self.outgoing.append((chunk, line_id if i == len(frames) - 1 else None))
+
+    def frames_of(self, pcm: bytes) -> list[bytes]:
+        pcm += bytes((-len(pcm)) % self.frame_bytes)
+        size = self.frame_bytes
+        return [pcm[i: i + size] for i in range(0, len(pcm), size)] or [self.silence]
 
     def drop_pending(self) -> list:
         """Forget unsent speech; the ids of the lines cut short."""
@@ -242,6 +250,7 @@ class CallerAgentProcess:
         self.accounts: list[pj.Account] = []
         self.transfer_legs: list[TransferLeg] = []
         self.port: LinePort | None = None
+        self.background: bytes | None = None  # the caller's room, looped while they are quiet (at `rate`)
         self.hung_up_here = False
         self.running = True
 
@@ -281,6 +290,8 @@ class CallerAgentProcess:
                 self.place_call(command["uri"], str(command.get("caller_id") or ""))
             elif name == "say":
                 self.say(Path(command["pcm"]), int(command.get("rate", self.rate)), command.get("id"))
+            elif name == "background":
+                self.set_background(Path(command["pcm"]), int(command.get("rate", self.rate)))
             elif name == "dtmf":
                 self._need_call().dialDtmf(str(command["digits"]))
                 emit("dtmf_sent", digits=str(command["digits"]))
@@ -326,6 +337,12 @@ class CallerAgentProcess:
         if rate != self.rate:
             pcm = _resample(pcm, rate, self.rate)
         self.port.queue_line(pcm, line_id if line_id is not None else 0)
+
+    def set_background(self, path: Path, rate: int) -> None:
+        pcm = path.read_bytes()
+        self.background = _resample(pcm, rate, self.rate) if rate != self.rate else pcm
+        if self.port is not None:
+            self.port.background = self.port.frames_of(self.background)
 
     def hang_up(self) -> None:
         call = self._need_call()
@@ -376,6 +393,8 @@ class CallerAgentProcess:
                 audio = call.getAudioMedia(media.index)
                 if self.port is None:
                     port = LinePort(self.rate)
+                    if self.background:
+                        port.background = port.frames_of(self.background)
                     fmt = pj.MediaFormatAudio()
                     fmt.init(pj.PJMEDIA_FORMAT_PCM, self.rate, 1, FRAME_MS * 1000, 16)
                     port.createPort("caller", fmt)

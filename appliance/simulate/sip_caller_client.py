@@ -156,6 +156,12 @@ class CallerAgent:
             return None
         return await done
 
+    async def background(self, pcm: bytes, rate: int | None = None) -> None:
+        """What the phone sends, looped, while the caller says nothing (the room's noise) instead of silence."""
+        path = Path(self._tmp.name) / "background.raw"
+        path.write_bytes(bytes(pcm))
+        await self._send({"cmd": "background", "pcm": str(path), "rate": rate or self.rate})
+
     async def dtmf(self, digits: str) -> None:
         await self._send({"cmd": "dtmf", "digits": digits})
 

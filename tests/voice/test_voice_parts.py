@@ -92,22 +92,3 @@ def test_an_input_transport_without_a_frame_source_cannot_be_made():
 
     with pytest.raises(TypeError, match="_pump"):
         PumpedInput(TransportParams())
-
-
-def test_the_simulated_caller_says_a_repeated_line_afresh_each_time():
-    from types import SimpleNamespace
-
-    from appliance.simulate.spoken_call import CallerVoice
-
-    takes = iter(range(1, 100))
-
-    def speak_float(text):   # Piper samples each rendition afresh; a counter stands in for that
-        return np.full(2205, next(takes) / 100, np.float32), 22050
-
-    voice = CallerVoice(SimpleNamespace(synthesizer=SimpleNamespace(speak_float=speak_float)), 8000)
-    voice.prepare(["Olivia Bennett"])
-    first, again, third = (voice.audio("Olivia Bennett") for _ in range(3))
-    assert len({first, again, third}) == 3                      # a re-asked name is not the same audio
-    other = CallerVoice(voice.runtime, 8000)
-    other.prepare(["yes"])
-    assert other._renditions["yes"][0] == other.audio("yes")    # the prepared rendition is said first
