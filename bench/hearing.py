@@ -52,7 +52,7 @@ ITEMS = HERE / "hearing_items.yaml"
 KINDS = ("yes", "no", "name", "dob", "phone", "day_time", "service", "location", "slot_pick")
 KIND_NAMES = {"yes": "yes", "no": "no", "name": "name", "dob": "date of birth", "phone": "phone number",
               "day_time": "day and time", "service": "service", "location": "location", "slot_pick": "slot pick"}
-# what the receptionist is waiting for when it asks each kind (SCENARIOS.md's waiting_for names)
+# the question the receptionist asks for each kind (declared in config/flows/questions.yaml)
 WAITING_FOR = {"yes": "confirm", "no": "confirm", "name": "full_name", "dob": "dob", "phone": "phone",
                "day_time": "time_preference", "service": "service", "location": "location",
                "slot_pick": "slot_choice"}
@@ -84,6 +84,14 @@ class Probe:
     @property
     def catalog(self):
         return self.clinic.catalog()
+
+    @property
+    def questions(self):
+        """The shipped flow's declared questions (config/flows/questions.yaml)."""
+        from appliance.engine.flow import SHIPPED_FLOWS
+        from appliance.understanding import known_kinds, read_questions
+
+        return read_questions(SHIPPED_FLOWS / "questions.yaml", known_kinds=known_kinds())
 
 
 # ------------------------------------------------------------------ the answers
@@ -126,21 +134,23 @@ def _item(kind: str, index: int, entry: Any, path: Path) -> Item:
 # ------------------------------------------------------------------ the question
 
 def ask(listener: Any, item: Item, probe: Probe) -> Callable[[str], Any]:
-    """Put `item`'s question to the listener as a call does after asking it (what it waits for, Whisper's
-    prompt), and return how the answer is understood. Everything question-specific is here."""
+    """Put `item`'s question to the listener as a call does after asking it (the declared question: its
+    patience and Whisper's prompt), and return how the answer is understood. Everything question-specific is
+    here."""
+    from appliance.clinic.regions import region_for
     from appliance.domain import Slot
     from appliance.understanding import ListenContext, understand
-    from appliance.voice.stt import hotwords_for, turn_hotwords
+    from appliance.voice.stt import hotwords_for
 
-    waiting_for = WAITING_FOR[item.kind]
+    question = probe.questions[WAITING_FOR[item.kind]]
     catalog = probe.catalog
-    listener.expecting = waiting_for
+    listener.question = question
     listener.hotwords = hotwords_for(catalog, probe.clinic.profile())
-    listener.turn_hotwords = turn_hotwords(waiting_for)
+    listener.turn_hotwords = question.stt_prompt or ""
     service, practitioner, location = catalog.services[0], catalog.practitioners[0], catalog.locations[0]
     offered = tuple(Slot(start, service.id, practitioner.id, location.id, service.minutes) for start in item.offered)
-    context = ListenContext(waiting_for=waiting_for, now=probe.now, catalog=catalog,
-                            region=probe.clinic.profile().region, offered_slots=offered)
+    context = ListenContext(question=question, now=probe.now, catalog=catalog,
+                            region=region_for(probe.clinic.profile().region), offered_slots=offered)
     return lambda text: understand(text, context)
 
 
@@ -352,7 +362,8 @@ def _quiet(background: bytes | None, seconds: float, rate: int) -> bytes:
 def text_baseline(probe: Probe, items: list[Item]) -> dict[str, tuple[bool, str]]:
     """Each answer understood from its own text, in its question's context: the ceiling for hearing it."""
     class _Ears:   # the listener's attributes `ask` sets, with nothing behind them
-        expecting = hotwords = turn_hotwords = ""
+        question = None
+        hotwords = turn_hotwords = ""
 
     return {item.where: understood(item, ask(_Ears(), item, probe)(item.say)) for item in items}
 

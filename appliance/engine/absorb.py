@@ -27,7 +27,7 @@ from .rule_env import RuleEnv, possible_locations
 TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
 EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 # questions about the clinic: a service, site, person, day or time said in one ("are you open on Friday?",
-# "where is the Hill Road clinic?") is what the question is about, not a choice for the booking
+# "where is the Second Street clinic?") is what the question is about, not a choice for the booking
 CLINIC_QUESTIONS = ("price", "service_info", "hours", "address")
 
 
@@ -151,8 +151,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
 
 def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first: str | None,
                      last: str | None) -> tuple[str | None, str | None]:
-    """The name parts after the caller's corrections that name the old part or its letters: "it's Eze, not
-    Wright", "Smith with a Y", "two Ls", or that say a part again the way it should be ("no, Katherine with a
+    """The name parts after the caller's corrections that name the old part or its letters: "it's Doe, not
+    Roe", "Smith with a Y", "two Ls", or that say a part again the way it should be ("no, Katherine with a
     K" when "Catherine" was read back). A letter change that fits neither part asks for a spelling."""
     if question.read_back and not (first or last):
         first, last = _said_again(ctx, utt)

@@ -368,7 +368,7 @@ class ClinicStore:
         rows = self._rows("SELECT * FROM patients WHERE name_key(last_name) = ? ORDER BY rowid", [name_key(last)])
         patients = [_patient(row) for row in rows]
         if first and name_key(first):
-            # the first given name is enough: "Olivia" on file is "Olivia Grace" said, and the other way round
+            # the first given name is enough: "Jane" on file is "Jane Ann" said, and the other way round
             wanted = name_key(first).split()[0]
             patients = [p for p in patients if name_key(p.first_name).split()[:1] == [wanted]]
         return patients

@@ -1,7 +1,7 @@
 """How callers correct a name without spelling all of it.
 
-- One name for another: "it's Đặng, not Adeyemi", "not Smith, Smyth", "Wright is my old name, it's Eze
-  now", "change Wright to Eze", "Eze instead of Wright" -> (said before: "adeyemi", now: "Đặng").
+- One name for another: "it's Doe, not Roe", "not Smith, Smyth", "Roe is my old name, it's Doe
+  now", "change Roe to Doe", "Doe instead of Roe" -> (said before: "roe", now: "doe").
 - A letter changed: "with a Y", "K not C", "a K, not a C", "two Ls", "double L", "no H", "without the H",
   "with an E on the end" -> `LetterEdit`s the engine applies to the name read back.
 
@@ -19,16 +19,16 @@ from .normalise import CallerText
 
 _NAME = r"([^\W\d_](?:[^\W\d_]|')+)"
 _REPLACEMENTS = (
-    # "it's Đặng, not Adeyemi", "Smyth not Smith", "should be Eze not Wright"
+    # "it's Doe, not Roe", "Smyth not Smith", "should be Doe not Roe"
     re.compile(r"(?:\b(?:it is|it should be|should be|make it|it is actually|i said|i meant) )?\b" + _NAME +
                r" (?:and |but )?not " + _NAME + r"\b"),
     # "not Smith, Smyth", "not Smith but Smyth", "not Smith, it's Smyth"
     re.compile(r"\bnot " + _NAME + r" (?:but |it is |it should be |it is actually |rather )?" + _NAME + r"\b"),
-    # "Wright is wrong, it's Eze", "Wright is my old name, it is Eze now"
+    # "Roe is wrong, it's Doe", "Roe is my old name, it is Doe now"
     re.compile(r"\b" + _NAME + r" (?:is|was) (?:wrong|not right|incorrect|my old name|my maiden name|my old surname|"
                r"my previous name|not my name any more|not my name anymore|not it)(?: now)? (?:it is|it should be|"
                r"my name is|my surname is|i am|now it is)(?: now)? " + _NAME + r"\b"),
-    # "change Wright to Eze", "Eze instead of Wright"
+    # "change Roe to Doe", "Doe instead of Roe"
     re.compile(r"\bchange (?:it from )?" + _NAME + r" to " + _NAME + r"\b"),
     re.compile(r"\b" + _NAME + r" instead of " + _NAME + r"\b"),
 )

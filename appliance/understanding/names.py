@@ -257,7 +257,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
 
 
 def _article_ending_clause(ct: CallerText, j: int) -> bool:
-    """An article never ends a clause, so one ending it after name words is a name ("Nguyen Van An")."""
+    """An article never ends a clause, so one ending it after name words is a name ("Jane Doe an")."""
     end = j + 1
     return ct.tokens[j] in _ARTICLES and (end >= len(ct.tokens) or end in ct.clause_starts)
 

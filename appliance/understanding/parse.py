@@ -2,7 +2,7 @@
 
 The question just asked (`questions.py`) first undoes its known
 speech-to-text confusions. Then everything present is extracted at once (a
-caller who says "book me a flu shot Friday at Hill Road" gets intent,
+caller who says "book me a flu shot Friday at Second Street" gets intent,
 service, window and location), subject to what the question expects:
 - a bare name only when a name was asked for; a marked one ("my name is") always;
 - a date of birth when asked for, or marked ("born", "date of birth"), or in a correction;
@@ -68,7 +68,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
     if spelled_runs and (name_asked or name is not None or question.read_back or names & {"correction", "no"}):
         spelled = " ".join(s.letters for s in spelled_runs)
 
-    # a name corrected without being said again in full: "it's Eze, not Wright", "with a Y", "two Ls"
+    # a name corrected without being said again in full: "it's Doe, not Roe", "with a Y", "two Ls"
     # (the engine applies one only where its old name or letter is in the name it holds)
     name_in_play = name_asked or question.read_back or correcting or "no" in names or name is not None
     replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()

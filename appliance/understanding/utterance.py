@@ -48,7 +48,7 @@ class Utterance:
     intents: tuple[Signal, ...]       # every intent that fired, most decisive first
     name: PersonName | None = None    # a full or partial name
     spelled: str | None = None        # letters spelled out, upper case, joined ("SMYTH")
-    name_replacements: tuple[tuple[str, str], ...] = ()   # (name said before, name meant): "Eze, not Wright"
+    name_replacements: tuple[tuple[str, str], ...] = ()   # (name said before, name meant): "Doe, not Roe"
     letter_edits: tuple[Any, ...] = ()   # name_corrections.LetterEdit: "with a Y", "K not C", "two Ls"
     dob: date | None = None
     phone: str | None = None          # E.164

@@ -37,8 +37,8 @@ def name_score(on_file: str, heard: str) -> float:
 
 
 def given_name_score(on_file: str, heard: str) -> float:
-    """0..100: how alike two given names are, where one may carry a middle name the other lacks ("Olivia"
-    on file, "Olivia Grace" said)."""
+    """0..100: how alike two given names are, where one may carry a middle name the other lacks ("Jane"
+    on file, "Jane Ann" said)."""
     first_on_file, first_heard = on_file.split()[:1] or [""], heard.split()[:1] or [""]
     return max(name_score(on_file, heard), name_score(first_on_file[0], first_heard[0]))
 
