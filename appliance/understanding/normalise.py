@@ -6,7 +6,8 @@ Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 - lower case, single spaces, no punctuation inside the word stream; letters of
   any script kept as they are, in Unicode NFC ("José", "Nguyễn", "Ødegaard");
 - contractions expanded ("don't" -> "do not", "it's" -> "it is");
-- hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm";
+- hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm", the two-note no
+  ("uh-uh", "mm-mm") -> "no";
 - numbers kept as written ("9:30", "26th", "04/03/1985", "0412-345-678");
 - "2pm" -> "2 pm", "o'clock" -> "oclock", possessive "tuesday's" -> "tuesday 's";
 - where the caller paused (a comma, full stop, question mark) the next word is
@@ -33,6 +34,8 @@ _HYPHEN_JOIN = "\x05"
 _MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
 _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
+# the two-note "no" ("uh-uh", "mm-mm", "nuh-uh"), written with its hyphen: not the filler "uh, uh"
+_NEGATIVE_GRUNT = re.compile(r"\b(?:uh-uh|mm-mm|m-m|nuh-uh|unh-unh|uhn-uhn)\b")
 _DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
 _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
 _PLUS_DIGIT = re.compile(r"\+\s?(?=\d)")
@@ -158,6 +161,8 @@ def normalise(raw: str, regional: tuple[tuple[str, str], ...] = ()) -> CallerTex
         t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
     # each substitution runs only when the text holds what it looks for
+    if "-" in t and ("uh" in t or "m-m" in t or "mm" in t):
+        t = _NEGATIVE_GRUNT.sub(" no ", t)
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:
