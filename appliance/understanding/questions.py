@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import regex
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..yaml_files import read_yaml
 from .normalise import normalise
 
 # The kinds of answer understanding can read. `extractors.py` may register more.
@@ -356,12 +356,7 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
 
 def read_questions(path: str | Path, *, known_kinds: frozenset[str]) -> dict[str, Question]:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise QuestionError(f"{path}: cannot read the questions: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise QuestionError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml(path, what="the questions", error=QuestionError)
     if not isinstance(data, dict) or "questions" not in data:
         raise QuestionError(f"{path}: expected a `questions:` mapping")
     return questions_from_mapping(data["questions"], known_kinds=known_kinds, source=str(path))
