@@ -54,6 +54,11 @@ TOKENS_PER_S = 10
 TOKENS_MIN = 16
 LOOP_REPEATS = 3        # a phrase said this many times back to back is a decoding loop, not a caller
 LOOP_MAX_WORDS = 6
+# digits do repeat in phone numbers ("0400 000 011" has six zeros); a loop of them runs to the token cap
+DIGIT_LOOP_REPEATS = {1: 8, 2: 5, 3: 4}
+# the prompt's words said back in a jumble ("Wednesday, Thursday, Thursday, Wednesday, ..."): this many in a
+# row, with words repeated, is Whisper reading its prompt, not the caller
+ECHO_RUN = 6
 # what Whisper says over near-silence; never a caller's whole turn on its own
 _SILENCE_PHRASES = {"you", "thank you", "thanks for watching", "bye", "uh", "um", "hmm", "mm", "mhm", "ah", "oh"}
 WHISPER_WINDOW_S = 30.0  # what Whisper reads at once; the encoder takes at most this much audio
@@ -109,10 +114,31 @@ def collapse_loops(text: str, hotwords: str | None = None) -> str:
             i += 1
             continue
         n, end = loop
-        if " ".join(bare[i:i + n]) not in echoes:
+        looped = bare[i:i + n]
+        # a looped phrase is kept once; an echo of the prompt, or digits (their count is lost), not at all
+        if " ".join(looped) not in echoes and not all(w.isdigit() for w in looped):
             out.extend(words[i:i + n])
         i = end
-    return " ".join(out).strip(" ,")
+    return _without_prompt_jumble(" ".join(out).strip(" ,"), hotwords)
+
+
+def _without_prompt_jumble(text: str, hotwords: str | None) -> str:
+    """`text` with a run of the prompt's words said back in a jumble cut to its first word."""
+    vocabulary = {_bare(h) for h in (hotwords or "").split(",") if h.strip() and " " not in h.strip()}
+    if not vocabulary:
+        return text
+    words = text.split()
+    bare = [_bare(w) for w in words]
+    start = 0
+    while start < len(words):
+        end = start
+        while end < len(words) and bare[end] in vocabulary:
+            end += 1
+        run = bare[start:end]
+        if len(run) >= ECHO_RUN and len(set(run)) < len(run):
+            return " ".join(words[:start + 1]).strip(" ,")
+        start = end + 1
+    return text
 
 
 def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
@@ -121,12 +147,13 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
         phrase = bare[i:i + n]
         if len(phrase) < n or not all(phrase):
             return None
-        if all(w.isdigit() for w in phrase):
-            continue  # digits do repeat in phone numbers: "1 1 1 2"
+        digits = all(w.isdigit() for w in phrase)
+        if digits and n not in DIGIT_LOOP_REPEATS:
+            continue
         copies = 1
         while bare[i + copies * n:i + (copies + 1) * n] == phrase:
             copies += 1
-        if copies >= LOOP_REPEATS:
+        if copies >= (DIGIT_LOOP_REPEATS[n] if digits else LOOP_REPEATS):
             end = i + copies * n
             while end < len(bare) and end - i - copies * n < n and bare[end] == phrase[end - i - copies * n]:
                 end += 1  # a last copy cut short by the token cap
