@@ -113,13 +113,15 @@ def write_config(tmp: Path, *, port: int, **sip) -> Path:
         (data / "voice-cache").symlink_to(cache)
     rtp = free_port() & ~1
     peers = sip.pop("allowed_peers", ["127.0.0.1/32"])
+    transports = sip.pop("transports", ["udp", "tcp"])
     lines = [
         "[device]", 'device = "cpu"',
         "[models]", f'stt = "{base.models.stt}"', f'tts = "{base.models.tts}"', f'data_dir = "{base.models_dir}"',
         "[llm]", "classify = false", "rephrase = false",
         "[paths]", f'data_dir = "{data}"', f'clinic = "{paths.REPO_ROOT / "config" / "clinic.demo.yaml"}"',
         f'flow = "{paths.REPO_ROOT / "config" / "flows" / "clinic.yaml"}"',
-        "[sip]", 'bind_address = "127.0.0.1"', f"port = {port}", 'transports = ["udp", "tcp"]',
+        "[sip]", 'bind_address = "127.0.0.1"', f"port = {port}",
+        "transports = [" + ", ".join(f'"{t}"' for t in transports) + "]",
         f"rtp_port = {max(1024, min(rtp, 60000))}", "rtp_port_range = 40",
         "allowed_peers = [" + ", ".join(f'"{p}"' for p in peers) + "]",
     ]
