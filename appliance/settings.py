@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -110,6 +111,17 @@ class VoiceSettings(Section):
         return value
 
 
+@dataclass(frozen=True)
+class SettingWarning:
+    """A setting that works but should be looked at: its key, what is wrong, what to do."""
+    key: str
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.problem}; {self.fix}"
+
+
 class SipSettings(Section):
     """The phone line (`appliance run`): which peers may call, how the appliance is reached."""
     # "peer": the PBX sends calls straight here (only from allowed_peers);
@@ -191,25 +203,27 @@ class SipSettings(Section):
                                         "certificate, that the peer's certificate must match)")
         return self
 
-    def warnings(self) -> list[str]:
-        """Settings that work but are risky or useless, each naming its key."""
+    def warnings(self) -> list[SettingWarning]:
+        """Settings that work but are risky or useless."""
         import ipaddress
 
         found = []
+        only_pbx = "list the PBX's address only (e.g. allowed_peers = [\"192.168.1.10\"])"
         networks = [ipaddress.ip_network(peer, strict=False) for peer in self.allowed_peers]
         if not networks:
-            found.append("sip.allowed_peers: is empty: no one can call (every INVITE gets 403); list the PBX's "
-                         "address")
+            found.append(SettingWarning("sip.allowed_peers", "is empty: no one can call (every INVITE gets 403)",
+                                        only_pbx.replace(" only", "")))
         for peer, net in zip(self.allowed_peers, networks):
             if net.prefixlen == 0:
-                found.append(f"sip.allowed_peers: {peer!r} lets every address on the network send calls "
-                             "(and choose the caller ID); list the PBX's address only")
+                found.append(SettingWarning("sip.allowed_peers", f"{peer!r} lets any address send calls (and "
+                                            "choose the caller ID they are recorded under)", only_pbx))
             elif net.prefixlen < (WIDE_V4_PREFIX if net.version == 4 else WIDE_V6_PREFIX):
-                found.append(f"sip.allowed_peers: {peer!r} is a very wide network ({net.num_addresses:,} "
-                             "addresses); list the PBX's address only")
+                found.append(SettingWarning("sip.allowed_peers", f"{peer!r} is a very wide network "
+                                            f"({net.num_addresses:,} addresses)", only_pbx))
         if self.srtp == "mandatory" and "tls" not in self.transports:
-            found.append('sip.srtp: "mandatory" without "tls" in transports: the SRTP keys travel in the clear '
-                         "in the SDP, so anyone who sees the signalling can decrypt the audio; add TLS")
+            found.append(SettingWarning("sip.srtp", '"mandatory" without "tls" in transports: the SRTP keys '
+                                        "cross the network in clear in the SDP, so whoever sees the signalling "
+                                        "can decrypt the audio", 'add "tls" to transports (and use it on the PBX)'))
         return found
 
 
@@ -274,8 +288,8 @@ class Settings(Section):
         """Where call recordings go (when [sip] record_calls is on)."""
         return self.paths.data_dir / "recordings"
 
-    def warnings(self) -> list[str]:
-        """What works but should be looked at ("sip.allowed_peers: ..."): logged at load, shown by the doctor."""
+    def warnings(self) -> list[SettingWarning]:
+        """What works but should be looked at: logged at load, shown by `appliance doctor`."""
         return self.sip.warnings()
 
     def relative_to_config(self, value: str | Path) -> Path:
@@ -324,7 +338,7 @@ def load_settings(path: str | Path | None = None, *, warn: bool = True) -> Setti
     settings = settings_from_mapping(data, chosen)
     if warn:
         for warning in settings.warnings():
-            log.warning("%s: %s", chosen, warning)
+            log.warning("%s: warning: %s", chosen, warning)
     return settings
 
 

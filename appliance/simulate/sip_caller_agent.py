@@ -291,6 +291,7 @@ class CallerAgentProcess:
         self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, udp)
         self.sip_port = self.ep.transportGetInfo(self.transport_id).localName.rsplit(":", 1)[1]
         self.call_transport_id = self.transport_id
+        self.contact = ""                     # over TCP or TLS: the listener, where the far end can connect back
         if transport_name := {"tcp": "TCP", "tls": "TLS"}.get(transport):
             extra = pj.TransportConfig()
             extra.boundAddress = bind
@@ -299,6 +300,8 @@ class CallerAgentProcess:
                 _tls_client(extra.tlsConfig, tls_ca, tls_cert, tls_key)
             self.call_transport_id = self.ep.transportCreate(getattr(pj, f"PJSIP_TRANSPORT_{transport_name}"),
                                                              extra)
+            listener = self.ep.transportGetInfo(self.call_transport_id).localName
+            self.contact = f"{listener};transport={transport}"
         self.ep.libStart()
         self.rtp_base = random.randrange(20000, 60000, 2)
 
@@ -341,8 +344,12 @@ class CallerAgentProcess:
         user = caller_id or "anonymous"
         display = f'"{caller_id}" ' if caller_id else '"Anonymous" '
         config.idUri = f"{display}<sip:{user}@{self.bind}:{self.sip_port}>"
-        if self.call_transport_id == self.transport_id:
-            config.sipConfig.transportId = self.transport_id    # over TCP or TLS, pjsip picks by the call's URI
+        if self.contact:
+            # pjsip's own Contact names the outgoing connection's port, which is gone once pjsip closes the idle
+            # connection (33 s): the far end's BYE would have nowhere to go
+            config.sipConfig.contactForced = f"<sip:{user}@{self.contact}>"
+        else:                                 # over TCP or TLS, pjsip picks the transport by the call's URI
+            config.sipConfig.transportId = self.transport_id
         config.mediaConfig.srtpUse = getattr(pj, SRTP_USE[self.srtp])
         config.mediaConfig.srtpSecureSignaling = 0
         media = config.mediaConfig.transportConfig

@@ -185,7 +185,10 @@ class CallSession:
             self._write_recording()
         self.service.emit(self.call_id, CallEvent("call_finished", data={"outcome": self.outcome,
                                                                           "summary": self.summary}))
-        log.info("call %s ended: outcome %s", self.call_id, self.outcome)
+        if self.outcome is None:
+            log.info("call %s ended before any conversation", self.call_id)
+        else:
+            log.info("call %s ended: outcome %s", self.call_id, self.outcome)
         self.release_call()
 
     def release_call(self) -> None:

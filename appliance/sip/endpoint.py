@@ -46,9 +46,10 @@ class SipEndpoint:
     def __init__(self, sip: SipSettings, *, clock_rate: int, max_calls: int | None = None, pj_log_level: int = 1):
         self.sip = sip
         self.clock_rate = clock_rate
-        # room for the caller who is told the lines are busy (this wheel's pjsua has 4 call slots whatever is
-        # asked: PJSUA_MAX_CALLS, fixed when it was built)
-        self.max_calls = max_calls or sip.max_calls + 2
+        # room for the caller who is told the lines are busy, and for calls answered but not yet ACKed; pjsua
+        # gives no more than PJSUA_MAX_CALLS (4 in the wheel, fixed when it was built) whatever is asked
+        self.max_calls = max_calls or max(sip.max_calls + 2, WHEEL_CALL_SLOTS)
+        self.call_slots = self.max_calls        # what pjsua granted, once started
         self.pj_log_level = pj_log_level
         self.ep: Any = None
         self.ports: dict[str, int] = {}        # transport name -> bound port
@@ -209,6 +210,11 @@ class SipEndpoint:
         med.noVad = True
         med.ecTailLen = 0
         ep.libInit(cfg)
+        self.call_slots = granted_call_slots(self.max_calls)
+        if sip.max_calls + 1 > self.call_slots:
+            log.warning("[sip] max_calls = %d, but this pjsua2 build handles %d calls at once, the busy line's "
+                        "included: set max_calls to %d or less", sip.max_calls, self.call_slots,
+                        self.call_slots - 1)
         for name in sip.transports:
             kind = _transport_kind(pj, name, sip.bind_address)
             tcfg = pj.TransportConfig()
@@ -258,6 +264,22 @@ class SipEndpoint:
             log.exception("libDestroy failed")
         self.ep = None        # the Endpoint wrapper itself, on this thread too
         self._log_writer = None
+
+
+WHEEL_CALL_SLOTS = 4
+
+
+def granted_call_slots(asked: int) -> int:
+    """How many calls pjsua will hold at once (after libInit): `asked`, cut to the build's PJSUA_MAX_CALLS.
+    pjsua2 wraps no getter; the wheel's extension module exports pjsua's `pjsua_call_get_max_count`."""
+    import ctypes
+
+    try:
+        from pjsua2 import _pjsua2
+
+        return int(ctypes.CDLL(_pjsua2.__file__).pjsua_call_get_max_count())
+    except (ImportError, OSError, AttributeError):
+        return asked
 
 
 def quiet_pjlib(level: int) -> bool:

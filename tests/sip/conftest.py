@@ -165,6 +165,30 @@ def stop_service(service: Service, timeout: float = 30.0) -> int:
     return service.process.returncode
 
 
+def heard_turns(service: Service, call_id: str) -> list[str]:
+    """What the service transcribed of the caller in one call (the greeting's turn has no caller words)."""
+    return [t["caller_text"] for t in service.turns(call_id) if t["seq"] > 0 and t["caller_text"]]
+
+
+def rows(service: Service, sql: str, *args) -> list[tuple]:
+    with sqlite3.connect(f"file:{service.db}?mode=ro", uri=True) as conn:
+        try:
+            return conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError:       # staff_actions is made with the first action
+            return []
+
+
+@pytest.fixture(scope="session")
+def caller_speech():
+    """The caller's lines spoken by the runtime's Piper voice, as 8 kHz 16-bit phone audio."""
+    pytest.importorskip("piper")
+    from appliance.models import resolve
+    from appliance.voice.tts import PiperSynthesizer
+
+    synthesizer = PiperSynthesizer(resolve("tts", load_settings()).path)
+    return lambda text: synthesizer.speak(text, 8000)
+
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     if shutil.which("sipp") is None:

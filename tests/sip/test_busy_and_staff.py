@@ -7,7 +7,6 @@ import asyncio
 import getpass
 import re
 import shutil
-import sqlite3
 import subprocess
 from datetime import datetime
 
@@ -16,7 +15,7 @@ import pytest
 from appliance.events.messages import END_CALL, TRANSFER_NOW, StaffCommand
 from appliance.events.monitor_client import MonitorClient
 
-from .conftest import Service, sipp, start_service, stop_service
+from .conftest import Service, rows, sipp, start_service, stop_service
 
 BUSY_CALLER = "+61400000123"
 
@@ -32,14 +31,6 @@ def one_line(tmp_path_factory):
     assert stop_service(running) == 0, running.log_text()[-3000:]
     log = running.log_text()
     assert "Assertion" not in log and "Traceback" not in log, log[-3000:]
-
-
-def rows(service: Service, sql: str, *args) -> list[tuple]:
-    with sqlite3.connect(f"file:{service.db}?mode=ro", uri=True) as conn:
-        try:
-            return conn.execute(sql, args).fetchall()
-        except sqlite3.OperationalError:       # staff_actions is made with the first action
-            return []
 
 
 def staff(service: Service, action: str, call_id: str, *, user: str = "someone-else"):
