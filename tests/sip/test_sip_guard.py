@@ -109,3 +109,19 @@ def test_baresip_calls_over_udp(guarded, caller_speech, tmp_path):
     assert record["caller_id"] == BARESIP_CALLER
     assert heard_turns(guarded, record["id"]), guarded.turns(record["id"])
     assert (record["outcome"], record["final_state"], record["end_action"]) == ("info", "goodbye", "hangup"), record
+
+
+def test_the_service_log_warns_of_an_open_allowed_peers(tmp_path):
+    """`appliance run` logs the settings' warnings as it starts (here it then stops: no password file)."""
+    import os
+    import subprocess
+
+    from .conftest import APPLIANCE, free_port, write_config
+
+    config = write_config(tmp_path, port=free_port(), allowed_peers=["0.0.0.0/0"], mode="register",
+                          registrar="sip:127.0.0.1:5999", user="201", password_file=str(tmp_path / "missing"))
+    env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_DB", "NOTIFY_SOCKET", "WATCHDOG_USEC")}
+    done = subprocess.run([str(APPLIANCE), "run", "--config", str(config)], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode != 0
+    assert f"{config}: warning: sip.allowed_peers: '0.0.0.0/0' lets any address send calls" in done.stderr, done.stderr
