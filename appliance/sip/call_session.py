@@ -31,7 +31,7 @@ log = logging.getLogger("appliance.sip")
 
 RING_S = 0.4                 # rings before answering (and time to build the engine)
 MEDIA_TIMEOUT_S = 10.0
-ACK_TIMEOUT_S = 4.0          # a 200 OK never acknowledged: released (pjsip resends the 200 at 0.5, 1.5, 3.5 s)
+ACK_TIMEOUT_S = 3.0          # a 200 OK never acknowledged: released (pjsip has resent it at 0.5 and 1.5 s by then)
 TRANSFER_TIMEOUT_S = 8.0     # no answer to the REFER at all: failed
 TRANSFER_ACCEPTED_S = 15.0   # REFER accepted (202) but no final NOTIFY: taken as done
 BYE_WAIT_S = 5.0

@@ -8,38 +8,23 @@ pjsua2 has no call for this; pjsip's own C API does (`pjsip_inv_terminate`), and
 module exports it, as it exports pjlib's log setter (endpoint.quiet_pjlib). The dialog is looked up by value
 (Call-ID and both tags) on the SIP thread, so no pointer is ever kept.
 
-    dialog_tag(invite_text, "From")            # the caller's tag, from the INVITE (onIncomingCall)
-    dialog_tag(our_200_text, "To")             # ours, from the 200 OK (onCallState, CONNECTING)
     release_dialog(call_id, local_tag, remote_tag)   # True when pjsip let the session go
+    (the tags: sip_text.dialog_tag of the INVITE's From and of our 200's To)
 """
 
 from __future__ import annotations
 
 import ctypes
 import logging
-import re
 
 log = logging.getLogger("appliance.sip")
 
 PJ_TRUE = 1
 REQUEST_TIMEOUT = 408
-_SHORT_NAMES = {"from": "f", "to": "t"}
 
 
 class _PjStr(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_char_p), ("slen", ctypes.c_ssize_t)]
-
-
-def dialog_tag(message: str, header: str) -> str:
-    """The tag parameter of the From or To header of a SIP message's text ("" when there is none)."""
-    names = f"{header}|{_SHORT_NAMES[header.lower()]}"
-    match = re.search(rf"^(?:{names})[ \t]*:(.*)$", message, re.M | re.I)
-    if match is None:
-        return ""
-    value = match[1]
-    params = value.rsplit(">", 1)[-1] if ">" in value else value
-    tag = re.search(r";\s*tag\s*=\s*([^;,\s]+)", params, re.I)
-    return tag[1] if tag else ""
 
 
 def _library():

@@ -63,6 +63,9 @@ class SipEndpoint:
         self._teardown: Callable[[Any], None] | None = None
         self._log_writer: Any = None
         self.housekeeping: Callable[[], None] | None = None    # run on the SIP thread about once a second
+        # SIP thread, for each new incoming request (pj.SipRxData), before pjsua makes a call or its media:
+        # False has pjsua answer 480 at once (invite_screen.py)
+        self.screen_incoming: Callable[[Any], bool] | None = None
 
     # ------------------------------------------------------------ public
 
@@ -190,6 +193,7 @@ class SipEndpoint:
         sip = self.sip
         quiet_pjlib(self.pj_log_level)        # else libCreate prints pjlib's start-up lines at level 4-5
         ep = self.ep = _make_endpoint_class()()
+        ep.screen = lambda rdata: self.screen_incoming is None or self.screen_incoming(rdata)
         ep.libCreate()
         cfg = pj.EpConfig()
         cfg.uaConfig.threadCnt = 0
@@ -366,6 +370,7 @@ REFUSAL_HINTS = {
     488: "its audio offer does not meet [sip] srtp or codecs (plain RTP to srtp = \"mandatory\"?)",
     486: "every call slot is in use",
 }
+SILENT_REFUSALS = (480,)        # invite_screen.py's, logged there, a line per flood rather than per INVITE
 
 
 def _make_endpoint_class():
@@ -374,13 +379,27 @@ def _make_endpoint_class():
     from .peers import host_of
 
     class Endpoint(pj.Endpoint):
-        """pjsua2's Endpoint, telling the journal what pjsip refuses on its own (by address only: the
-        INVITE's caller ID is not logged)."""
+        """pjsua2's Endpoint, screening new requests before pjsua acts on them (`screen`), and telling the
+        journal what pjsip refuses on its own (by address only: the INVITE's caller ID is not logged)."""
+
+        screen: Callable[[Any], bool] | None = None
+        refused: dict[int, int] | None = None       # refusals by code, so a flood is a line per 100, not each
+
+        def onSelectAccount(self, prm):
+            if self.screen is not None and not self.screen(prm.rdata):
+                prm.accountIndex = -1           # PJSUA_INVALID_ID: pjsua answers 480 statelessly
 
         def onRejectedIncomingCall(self, prm):
             code = int(prm.statusCode)
-            hint = REFUSAL_HINTS.get(code, str(prm.reason).strip())
-            log.warning("refused a call from %s: %d (%s)", host_of(str(prm.rdata.srcAddress)), code, hint)
+            if code in SILENT_REFUSALS:
+                return
+            if self.refused is None:
+                self.refused = {}
+            count = self.refused[code] = self.refused.get(code, 0) + 1
+            if count == 1 or count % 100 == 0:
+                hint = REFUSAL_HINTS.get(code, str(prm.reason).strip())
+                log.warning("refused a call from %s: %d (%s)%s", host_of(str(prm.rdata.srcAddress)), code, hint,
+                            f"; {count} refused with {code} so far" if count > 1 else "")
 
         def onTransportState(self, prm):
             tls = prm.tlsInfo

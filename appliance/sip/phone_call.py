@@ -16,7 +16,8 @@ import asyncio
 import logging
 from typing import Any
 
-from .dialog_release import dialog_tag, release_dialog
+from .dialog_release import release_dialog
+from .sip_text import dialog_tag
 from .media import OutgoingAudio, create_call_port, retire_port
 
 log = logging.getLogger("appliance.sip")
@@ -156,7 +157,10 @@ def _call_class():
             op.statusCode = code
             if reason:
                 op.reason = reason
-            self.answer(op)
+            try:
+                self.answer(op)
+            except pj.Error as exc:     # the caller gave up (CANCEL, timeout) before this answer went out
+                log.info("call %s: not answered %d: %s", self.label, code, exc.reason.strip())
 
         def refuse(self, code: int, headers: dict[str, str]) -> None:
             """A final response `code` with `headers` to an INVITE not answered yet (hang_up cannot carry

@@ -9,8 +9,10 @@ How the pieces fit:
       └─ SipEndpoint (endpoint.py)    ── one pj.Endpoint on its own "sip-endpoint" thread (libHandleEvents)
             └─ account.py             ── peer mode (local account) or register mode (digest auth)
 
-    INVITE ─► account.onIncomingCall (SIP thread) ─► invite_limit.py: past the source's bucket ─► 503 Retry-After
-                                                  ─► peers.py: not allowed ─► 403
+    INVITE ─► Endpoint.onSelectAccount (SIP thread) ─► invite_screen.py: over the address's bucket (invite_limit.py)
+                                                     or not in allowed_peers (peers.py) ─► refused below, or 480
+                                                     at once past the refusals budget (no call, no media)
+           ─► account.onIncomingCall (SIP thread) ─► refused: 503 Retry-After (rate limit) or 403 (peer)
                                                   ─► max_calls reached ─► busy line + callback request (or 486)
                                                   ─► PhoneCall (phone_call.py) + CallSession (call_session.py)
     CallSession: 180, engine_factory(call_info) on the call's EngineHost thread, 200, ACK (none in
@@ -39,7 +41,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import signal
 import threading
 import time
@@ -51,10 +52,11 @@ from ..engine.types import CallInfo
 from ..settings import Settings
 from .account import SipConfigError, log_registration, registrar_host
 from .registration_status import write_registration_status
-from .dialog_release import dialog_tag
 from .endpoint import SipEndpoint, SipStartError
 from .invite_limit import InviteLimiter
+from .invite_screen import InviteScreen
 from .peers import PeerFilter, host_of
+from .sip_text import dialog_tag, header_value
 
 log = logging.getLogger("appliance.sip")
 
@@ -80,15 +82,18 @@ class PhoneService:
         self.serve_monitor = serve_monitor
         self.rate = settings.voice.sample_rate
         self.port: int | None = None
-        self.peers = PeerFilter(settings.sip.allowed_peers)
-        self.limiter = InviteLimiter(burst=settings.sip.invite_burst, per_min=settings.sip.invite_rate_per_min)
+        self.screen = InviteScreen(PeerFilter(settings.sip.allowed_peers),
+                                   InviteLimiter(burst=settings.sip.invite_burst,
+                                                 per_min=settings.sip.invite_rate_per_min))
         self.endpoint = SipEndpoint(settings.sip, clock_rate=self.rate)
+        self.endpoint.screen_incoming = self._screen
         self.loop: asyncio.AbstractEventLoop | None = None
         self.feed: Any = None
         self.sessions: dict[str, Any] = {}          # call_id -> CallSession (event loop)
         self._tasks: set[asyncio.Task] = set()
         self._starting: set[str] = set()            # accepted on the SIP thread, session not made yet
         self._phone_calls: dict[str, Any] = {}      # label -> PhoneCall, kept alive until disconnected (SIP thread)
+        self._disconnected: list[str] = []          # labels of calls to let go of (_gone)
         self._account: Any = None
         self._flow: Any = None
         self._clinic: Any = None
@@ -334,16 +339,17 @@ class PhoneService:
         call = make_phone_call(account, prm.callId, loop=self.loop, rate=self.rate, label=call_id,
                                registry=self._phone_calls, on_gone=self._gone)
         self._phone_calls[call_id] = call
-        call.remote_tag = dialog_tag(str(prm.rdata.wholeMsg), "From")
-        wait = self.limiter.admit(host_of(source))
-        if wait is not None:
-            refused = self.limiter.refused_in_a_row(host_of(source))
+        invite = str(prm.rdata.wholeMsg)
+        call.remote_tag = dialog_tag(invite, "From")
+        refusal = self.screen.refusal(header_value(invite, "Call-ID"))
+        if refusal is not None and refusal.code == 503:
+            refused = self.screen.refused_in_a_row(source)
             if refused == 1 or refused % 100 == 0:
                 log.warning("rate limit: %d new call(s) in a row from %s refused (503; [sip] invite_burst, "
                             "invite_rate_per_min)", refused, host_of(source))
-            call.refuse(503, {"Retry-After": str(max(1, math.ceil(wait)))})
+            call.refuse(503, {"Retry-After": str(refusal.retry_after)})
             return
-        if not self.peers.allows(source):
+        if refusal is not None:
             log.warning("refused a call from %s: not in [sip] allowed_peers (403)", host_of(source))
             call.hang_up(403)
             return
@@ -360,17 +366,37 @@ class PhoneService:
         self._starting.add(call_id)
         self.loop.call_soon_threadsafe(self._begin, handle, call_id, number, source)
 
+    def _screen(self, rdata: Any) -> bool:
+        """SIP thread, before pjsua makes a call for a new request: see invite_screen.py."""
+        self._forget_disconnected()
+        message = str(rdata.wholeMsg)
+        if not message.startswith("INVITE "):
+            return True
+        if self.screen.admit(str(rdata.srcAddress), header_value(message, "Call-ID")):
+            return True
+        dropped = self.screen.dropped
+        if dropped == 1 or dropped % 500 == 0:
+            log.warning("INVITE flood: %d new call(s) refused with 480 before any call was made (over the rate "
+                        "limit or not an allowed peer, faster than %d refusals a second)", dropped,
+                        self.screen.refusals.per_s)
+        return False
+
     def _pending_sessions(self) -> int:
         return len(self._starting)
 
     def _gone(self, call: Any) -> None:
-        """SIP thread, in DISCONNECTED: drop the only reference once the callback has returned, so the
-        pj.Call is destroyed here and now (before pjsua can give its id to another call)."""
-        self.endpoint.post(self._forget, call.label)
+        """SIP thread, in DISCONNECTED: the registry lets go of the call once this callback has returned, at
+        the next posted job or before pjsua makes its next call, whichever comes first: pjsua reuses call ids,
+        and a stale pj.Call's destructor hangs up whichever call has its id by then (seen under a flood, where
+        the next INVITE came within the same libHandleEvents)."""
+        self._disconnected.append(call.label)
+        self.endpoint.post(self._forget_disconnected)
 
-    def _forget(self, label: str) -> None:
-        """SIP thread: the registry lets go of a disconnected call (returns None: no future holds the call)."""
-        self._phone_calls.pop(label, None)
+    def _forget_disconnected(self) -> None:
+        """SIP thread, outside any call's callback: the pj.Calls of disconnected calls are destroyed here
+        (returns None: no future holds a call)."""
+        while self._disconnected:
+            self._phone_calls.pop(self._disconnected.pop(), None)
 
     def _begin(self, call: Any, call_id: str, number: str, source: str) -> None:
         from .call_session import CallSession

@@ -59,7 +59,7 @@ def test_an_invite_never_acked_frees_the_line_within_5_s_and_writes_nothing(guar
     assert _answered_call(guarded, tmp_path)["ended_at"]    # the one line is free again: a real caller gets it
     assert _written_for(guarded, UNACKED_CALLER) == []
     log = guarded.log_text()
-    assert "answered but not acknowledged in 4 s (no ACK): released, nothing written" in log
+    assert "answered but not acknowledged in 3 s (no ACK): released, nothing written" in log
     assert UNACKED_CALLER not in log
 
 

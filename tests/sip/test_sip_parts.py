@@ -110,12 +110,14 @@ def test_the_invite_bucket_forgets_the_oldest_addresses_first():
 
 
 def test_dialog_tags_are_read_from_full_and_compact_headers():
-    from appliance.sip.dialog_release import dialog_tag
+    from appliance.sip.sip_text import dialog_tag, header_value
 
     invite = 'INVITE sip:a@b SIP/2.0\r\nFrom: "Ann" <sip:+6140;tag=notme@pbx>;tag=abc123\r\nTo: <sip:a@b>\r\n'
     assert dialog_tag(invite, "From") == "abc123" and dialog_tag(invite, "To") == ""
     assert dialog_tag("SIP/2.0 200 OK\r\nt: sip:a@b ; tag = Zz9\r\nf: <sip:c@d>;tag=q\r\n", "To") == "Zz9"
     assert dialog_tag("SIP/2.0 200 OK\r\nf: <sip:c@d>;tag=q\r\n", "From") == "q"
+    assert header_value("INVITE x SIP/2.0\r\ni: abc@host \r\n", "Call-ID") == "abc@host"
+    assert header_value(invite, "Call-ID") == ""
 
 
 def test_credentials_answer_one_realm_and_srtp_follows_the_settings(tmp_path):
