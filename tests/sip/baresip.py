@@ -5,7 +5,8 @@
     result.srtp          # baresip said "SRTP is Enabled"
 
 baresip dials at start (`-e /dial ...`), its `aufile` module plays the WAV as the microphone (then baresip
-hangs up itself: "end of file"), and `-t` stops it whatever happens. With `tls=` it shows a certificate
+hangs up itself: "end of file"); it is stopped once `until()` is true (the call record is closed), and `-t`
+stops it whatever happens. With `tls=` it shows a certificate
 (cert and key in one PEM, as baresip wants) and checks the far end's against the CA; `srtp=True` makes
 SRTP mandatory on its side (mediaenc=srtp-mand).
 """
@@ -13,8 +14,10 @@ SRTP mandatory on its side (mediaenc=srtp-mand).
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
+import time
 import wave
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,11 +74,10 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def call_with_baresip(folder: Path, uri: str, wav: Path, *, caller: str, tls: tuple[Path, Path, Path] | None = None,
-                      srtp: bool = False) -> BaresipResult:
-    """Dial `uri` with baresip playing `wav`; returns once baresip has quit (bounded by the WAV's length).
-
-    `tls`: (CA, certificate, key) PEM files."""
+def call_with_baresip(folder: Path, uri: str, wav: Path, *, caller: str, until: Callable[[], bool],
+                      tls: tuple[Path, Path, Path] | None = None, srtp: bool = False) -> BaresipResult:
+    """Dial `uri` with baresip playing `wav`; returns once `until()` holds and baresip has quit (bounded by
+    the WAV's length). `tls`: (CA, certificate, key) PEM files."""
     folder.mkdir(parents=True, exist_ok=True)
     rtp = _free_port() & ~1
     lines = [
@@ -106,11 +108,18 @@ def call_with_baresip(folder: Path, uri: str, wav: Path, *, caller: str, tls: tu
     (folder / "accounts").write_text(account + "\n")
     (folder / "contacts").write_text("")
     limit = int(wav_seconds(wav)) + 15
-    try:
-        done = subprocess.run(["baresip", "-f", str(folder), "-e", f"/dial {uri}", "-t", str(limit)],
-                              stdin=subprocess.DEVNULL, capture_output=True, timeout=limit + 20)
-        output = (done.stdout + done.stderr).decode(errors="replace")
-        return BaresipResult(done.returncode, output.replace("\r", "\n"))
-    except subprocess.TimeoutExpired as exc:
-        output = ((exc.stdout or b"") + (exc.stderr or b"")).decode(errors="replace")
-        return BaresipResult(-1, output.replace("\r", "\n"))
+    log = folder / "baresip.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(["baresip", "-f", str(folder), "-e", f"/dial {uri}", "-t", str(limit)],
+                                   stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + limit + 5
+        while process.poll() is None and time.monotonic() < deadline and not until():
+            time.sleep(0.5)
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)       # baresip hangs up what is left and quits
+        try:
+            code = process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+    return BaresipResult(code, log.read_bytes().decode(errors="replace").replace("\r", "\n"))

@@ -68,6 +68,11 @@ class Service:
             conn.row_factory = sqlite3.Row
             return [dict(row) for row in conn.execute("SELECT * FROM turns WHERE call_id = ? ORDER BY seq", [call_id])]
 
+    def call_closed(self, before: int) -> bool:
+        """Whether the first call recorded after `before` calls has its record closed."""
+        calls = self.calls()
+        return len(calls) > before and bool(calls[before]["ended_at"])
+
     def new_call(self, before: int, *, ended: bool = True, timeout: float = 15.0) -> dict:
         """The first call recorded after `before` calls, waiting until its record is closed."""
         until = time.monotonic() + timeout

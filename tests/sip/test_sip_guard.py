@@ -103,7 +103,7 @@ def test_baresip_calls_over_udp(guarded, caller_speech, tmp_path):
     wav = baresip.caller_wav(tmp_path / "caller.wav", caller_speech,
                              ["What is your address?", "No, that's all. Goodbye."])
     result = baresip.call_with_baresip(tmp_path / "baresip", f"sip:service@127.0.0.1:{guarded.port}", wav,
-                                       caller=BARESIP_CALLER)
+                                       caller=BARESIP_CALLER, until=lambda: guarded.call_closed(before))
     assert result.established and not result.srtp, result.output[-3000:]
     record = guarded.new_call(before)
     assert record["caller_id"] == BARESIP_CALLER

@@ -132,6 +132,7 @@ def test_baresip_calls_over_tls_with_srtp(tls_service, tls, caller_speech, tmp_p
     wav = baresip.caller_wav(tmp_path / "caller.wav", caller_speech,
                              ["What is your address?", "No, that's all. Goodbye."])
     result = baresip.call_with_baresip(tmp_path / "baresip", _uri(tls_service), wav, caller=BARESIP_CALLER,
+                                       until=lambda: tls_service.call_closed(before),
                                        tls=(tls["ca"], tls["caller"].cert, tls["caller"].key), srtp=True)
     assert result.established and result.srtp, result.output[-3000:]
     record = tls_service.new_call(before)
