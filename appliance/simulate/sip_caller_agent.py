@@ -20,6 +20,11 @@ out on stdout, one JSON object a line (logs go to stderr, never stdout):
     {"event": "ended", "reason": "Normal call clearing", "code": 200, "by": "remote"}
     {"event": "error", "message": "..."}
 
+Over TLS (`--transport tls`, the call's URI with `;transport=tls`) the agent shows `--tls-cert`/`--tls-key`
+when the far end asks for a certificate and checks the far end's against `--tls-ca`; `--srtp optional` or
+`mandatory` offers SRTP (SDES keys), `off` plain RTP. The "media" event names the codec and whether the
+audio is encrypted (`"srtp": true`).
+
 Every event carries `t` (time.time()). Everything the caller hears and says
 goes to a stereo WAV (`--record`; caller left, far end right, one 20 ms frame
 per conference clock tick on both sides, so the two stay aligned).
@@ -236,10 +241,17 @@ class CallerAccount(pj.Account):
         self.agent.notes.append(("incoming", call, None))
 
 
+SRTP_USE = {"off": "PJMEDIA_SRTP_DISABLED", "optional": "PJMEDIA_SRTP_OPTIONAL",
+            "mandatory": "PJMEDIA_SRTP_MANDATORY"}
+
+
 class CallerAgentProcess:
-    def __init__(self, *, rate: int, record: Path | None, bind: str, log_level: int, quiet_ms: int):
+    def __init__(self, *, rate: int, record: Path | None, bind: str, log_level: int, quiet_ms: int,
+                 transport: str = "udp", tls_ca: Path | None = None, tls_cert: Path | None = None,
+                 tls_key: Path | None = None, srtp: str = "off"):
         self.rate = rate
         self.bind = bind
+        self.srtp = srtp
         self.notes: list = []                 # filled by SIP callbacks, read by the loop
         self.commands: queue.Queue = queue.Queue()
         self.recorder = Recorder(record, rate) if record else None
@@ -273,11 +285,23 @@ class CallerAgentProcess:
         config.logConfig.writer = self._log_writer
         self.ep.libInit(config)
         self.ep.audDevManager().setNullDev()
-        transport = pj.TransportConfig()
-        transport.boundAddress = bind
-        transport.port = 0
-        self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, transport)
+        udp = pj.TransportConfig()
+        udp.boundAddress = bind
+        udp.port = 0
+        self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, udp)
         self.sip_port = self.ep.transportGetInfo(self.transport_id).localName.rsplit(":", 1)[1]
+        self.call_transport_id = self.transport_id
+        self.contact = ""                     # over TCP or TLS: the listener, where the far end can connect back
+        if transport_name := {"tcp": "TCP", "tls": "TLS"}.get(transport):
+            extra = pj.TransportConfig()
+            extra.boundAddress = bind
+            extra.port = 0
+            if transport == "tls":
+                _tls_client(extra.tlsConfig, tls_ca, tls_cert, tls_key)
+            self.call_transport_id = self.ep.transportCreate(getattr(pj, f"PJSIP_TRANSPORT_{transport_name}"),
+                                                             extra)
+            listener = self.ep.transportGetInfo(self.call_transport_id).localName
+            self.contact = f"{listener};transport={transport}"
         self.ep.libStart()
         self.rtp_base = random.randrange(20000, 60000, 2)
 
@@ -320,7 +344,14 @@ class CallerAgentProcess:
         user = caller_id or "anonymous"
         display = f'"{caller_id}" ' if caller_id else '"Anonymous" '
         config.idUri = f"{display}<sip:{user}@{self.bind}:{self.sip_port}>"
-        config.sipConfig.transportId = self.transport_id
+        if self.contact:
+            # pjsip's own Contact names the outgoing connection's port, which is gone once pjsip closes the idle
+            # connection (33 s): the far end's BYE would have nowhere to go
+            config.sipConfig.contactForced = f"<sip:{user}@{self.contact}>"
+        else:                                 # over TCP or TLS, pjsip picks the transport by the call's URI
+            config.sipConfig.transportId = self.transport_id
+        config.mediaConfig.srtpUse = getattr(pj, SRTP_USE[self.srtp])
+        config.mediaConfig.srtpSecureSignaling = 0
         media = config.mediaConfig.transportConfig
         media.boundAddress = self.bind
         media.port = self.rtp_base
@@ -402,7 +433,7 @@ class CallerAgentProcess:
                 audio.startTransmit(self.port)
                 self.port.startTransmit(audio)
                 call.connected = True
-                emit("media", codec=_codec(call, media.index))
+                emit("media", codec=_codec(call, media.index), srtp=_encrypted(call))
                 return
 
     def _release_media(self) -> None:
@@ -550,6 +581,27 @@ def _resample(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
     return np.interp(positions, np.arange(len(samples)), samples).astype(np.int16).tobytes()
 
 
+def _tls_client(tls, ca: Path | None, cert: Path | None, key: Path | None) -> None:
+    """The agent's side of TLS: its certificate (when the far end asks for one), the far end's checked
+    against `ca` when one is given."""
+    if cert is not None:
+        tls.certFile = str(cert)
+        tls.privKeyFile = str(key)
+    if ca is not None:
+        tls.CaListFile = str(ca)
+        tls.verifyServer = True
+    tls.proto = pj.PJ_SSL_SOCK_PROTO_TLS1_2 | pj.PJ_SSL_SOCK_PROTO_TLS1_3
+
+
+def _encrypted(call: pj.Call) -> bool:
+    """Whether the call's audio runs over SRTP (pjsua's call dump names the media transport's SRTP state)."""
+    try:
+        dump = call.dump(True, "")
+    except pj.Error:
+        return False
+    return "SRTP status: Active" in dump
+
+
 def _codec(call: pj.Call, index: int) -> str:
     try:
         return call.getStreamInfo(index).codecName
@@ -564,9 +616,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bind", default="127.0.0.1", help="address for SIP and RTP")
     parser.add_argument("--quiet-ms", type=int, default=QUIET_MS, help="silence that ends the far end's talking")
     parser.add_argument("--log-level", type=int, default=1, help="pjsip log level on stderr (0-6)")
+    parser.add_argument("--transport", choices=("udp", "tcp", "tls"), default="udp", help="SIP transport for calls")
+    parser.add_argument("--tls-ca", type=Path, help="CA (PEM) the far end's certificate must chain to")
+    parser.add_argument("--tls-cert", type=Path, help="the agent's certificate (PEM), for far ends that ask")
+    parser.add_argument("--tls-key", type=Path, help="the key of --tls-cert (PEM)")
+    parser.add_argument("--srtp", choices=tuple(SRTP_USE), default="off", help="offer SRTP (SDES) on calls")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
     agent = CallerAgentProcess(rate=args.rate, record=args.record, bind=args.bind, log_level=args.log_level,
-                               quiet_ms=args.quiet_ms)
+                               quiet_ms=args.quiet_ms, transport=args.transport, tls_ca=args.tls_ca,
+                               tls_cert=args.tls_cert, tls_key=args.tls_key, srtp=args.srtp)
     agent.run()
     return 0
 

@@ -592,13 +592,25 @@ class ClinicStore:
         phone: str | None,
         reason: str | None,
         urgency: str = "normal",
+        unless_open_within: timedelta | None = None,
     ) -> str:
+        """The new request's id. `unless_open_within`: when an open request with the same phone and reason was
+        made that recently, that one's id instead, and nothing is written (one row for a caller who tries
+        again and again)."""
         if urgency not in ("normal", "urgent"):
             raise ValueError(f"urgency must be 'normal' or 'urgent', not {urgency!r}")
         callback_id = self._new_id("cb")
+        phone = self._normal_phone(phone, strict=False)
+        now = self.now()
         with self._write():
             if patient_id is not None and self.patient(patient_id) is None:
                 raise PatientNotFound(f"no patient {patient_id!r}")
+            if unless_open_within is not None and phone is not None:
+                rows = self._rows("SELECT id FROM callback_requests WHERE status = 'open' AND phone = ? "
+                                  "AND reason IS ? AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
+                                  [phone, reason, _second_text(now - unless_open_within)])
+                if rows:
+                    return rows[0]["id"]
             self._insert(
                 "callback_requests",
                 {
@@ -606,10 +618,10 @@ class ClinicStore:
                     "call_id": call_id,
                     "patient_id": patient_id,
                     "name": name,
-                    "phone": self._normal_phone(phone, strict=False),
+                    "phone": phone,
                     "reason": reason,
                     "urgency": urgency,
-                    "created_at": _second_text(self.now()),
+                    "created_at": _second_text(now),
                     "status": "open",
                 },
             )
