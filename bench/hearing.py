@@ -49,11 +49,12 @@ from results_file import write_section  # noqa: E402
 from appliance.simulate.caller_choices import DEFAULT_LINE, LINES, VOICES  # noqa: E402
 
 ITEMS = HERE / "hearing_items.yaml"
-KINDS = ("yes", "no", "name", "dob", "phone", "day_time", "service", "location", "slot_pick")
-KIND_NAMES = {"yes": "yes", "no": "no", "name": "name", "dob": "date of birth", "phone": "phone number",
-              "day_time": "day and time", "service": "service", "location": "location", "slot_pick": "slot pick"}
+KINDS = ("yes", "no", "non_answer", "name", "dob", "phone", "day_time", "service", "location", "slot_pick")
+KIND_NAMES = {"yes": "yes", "no": "no", "non_answer": "not an answer (never a yes)", "name": "name",
+              "dob": "date of birth", "phone": "phone number", "day_time": "day and time", "service": "service", "location": "location", "slot_pick": "slot pick"}
 # the question the receptionist asks for each kind (declared in config/flows/questions.yaml)
-WAITING_FOR = {"yes": "confirm", "no": "confirm", "name": "full_name", "dob": "dob", "phone": "phone",
+WAITING_FOR = {"yes": "confirm", "no": "confirm", "non_answer": "confirm", "name": "full_name", "dob": "dob",
+               "phone": "phone",
                "day_time": "time_preference", "service": "service", "location": "location",
                "slot_pick": "slot_choice"}
 LEAD_IN_S = 0.5          # quiet before an answer: the receptionist has just stopped
@@ -163,6 +164,9 @@ def understood(item: Item, heard: Any) -> tuple[bool, str]:
         intents = [s.name for s in heard.intents]
         other = "no" if kind == "yes" else "yes"
         return heard.has(kind) and not heard.has(other), ", ".join(intents) or "(nothing)"
+    if kind == "non_answer":   # anything but the yes that would unlock a write
+        intents = [s.name for s in heard.intents]
+        return not heard.has("yes"), ", ".join(intents) or "(nothing)"
     if kind == "name":
         name = heard.name
         said = f"{name.first or ''} {name.last or ''}".strip() if name else ""
