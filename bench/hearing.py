@@ -51,11 +51,11 @@ from appliance.simulate.caller_choices import DEFAULT_LINE, LINES, VOICES  # noq
 ITEMS = HERE / "hearing_items.yaml"
 KINDS = ("yes", "no", "non_answer", "name", "dob", "phone", "day_time", "service", "location", "slot_pick")
 KIND_NAMES = {"yes": "yes", "no": "no", "non_answer": "not an answer (never a yes)", "name": "name",
-              "dob": "date of birth", "phone": "phone number", "day_time": "day and time", "service": "service", "location": "location", "slot_pick": "slot pick"}
+              "dob": "date of birth", "phone": "phone number", "day_time": "day and time", "service": "service",
+              "location": "location", "slot_pick": "slot pick"}
 # the question the receptionist asks for each kind (declared in config/flows/questions.yaml)
 WAITING_FOR = {"yes": "confirm", "no": "confirm", "non_answer": "confirm", "name": "full_name", "dob": "dob",
-               "phone": "phone",
-               "day_time": "time_preference", "service": "service", "location": "location",
+               "phone": "phone", "day_time": "time_preference", "service": "service", "location": "location",
                "slot_pick": "slot_choice"}
 LEAD_IN_S = 0.5          # quiet before an answer: the receptionist has just stopped
 TAIL_S = 2.5             # quiet after it: more than the longest turn end (1.0 s) and handover (0.6 s)
