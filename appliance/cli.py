@@ -12,6 +12,8 @@ from pathlib import Path
 import click
 
 from . import paths
+from .simulate.caller_choices import LINES
+from .simulate.caller_choices import VOICES as CALLER_VOICES
 
 
 def _fail(message: str) -> None:
@@ -415,19 +417,28 @@ def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | No
 @click.option("--spoken", is_flag=True, help="Play the calls as audio through the voice pipeline (real models).")
 @click.option("--fast", is_flag=True, help="Spoken: send the caller's audio faster than real time.")
 @click.option("--sip", is_flag=True, help="Play the calls as real SIP calls on loopback (spoken, in real time).")
+@click.option("--caller-voice", type=click.Choice(CALLER_VOICES), default=None,
+              help=f"Spoken or SIP: the simulated caller's voice (default {CALLER_VOICES[0]}).")
+@click.option("--line", "line_name", type=click.Choice(LINES), default=None,
+              help="Spoken or SIP: the phone line the caller is heard over (default g711; "
+                   "clean is full band, not over SIP).")
 def simulate(targets: tuple[Path, ...], as_json: bool, flow_file: Path | None, spoken: bool, fast: bool,
-             sip: bool) -> None:
+             sip: bool, caller_voice: str | None, line_name: str | None) -> None:
     """Play scenario files (or folders of them) and check what happened."""
     from .simulate.runner import run_scenario, scenario_files
 
+    if not (spoken or sip) and (caller_voice or line_name):
+        _fail("--caller-voice and --line are for spoken calls: add --spoken or --sip")
     flow_def = _load_flow(flow_file)
     files = scenario_files(targets)
     if not files:
         _fail("no scenario files found in " + ", ".join(map(str, targets)))
     if spoken or sip:
         from .simulate.demo import simulate_spoken
+        from .simulate.caller_speech import CallerSetup
 
-        sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast, sip=sip))
+        caller = CallerSetup(voice=caller_voice or CallerSetup.voice, line=line_name or CallerSetup.line)
+        sys.exit(simulate_spoken(files, flow_def, as_json=as_json, fast=fast, sip=sip, caller=caller))
     passed = failed = 0
     for path in files:
         result = run_scenario(path, flow_def)

@@ -7,8 +7,11 @@ the clinic's timezone is applied once, by the clock, at the edge.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+
+from anyascii import anyascii
 
 # The one value a caller can give for "practitioner" that is not a practitioner.
 ANYONE = "anyone"
@@ -114,8 +117,11 @@ class TimeWindow:
     end: datetime | None = None
     time_from: time | None = None
     time_to: time | None = None
+    not_on: tuple[date, ...] = ()   # days the caller said they cannot do
 
     def contains(self, moment: datetime) -> bool:
+        if self.not_on and moment.date() in self.not_on:
+            return False
         if self.start is not None and moment < self.start:
             return False
         if self.end is not None and moment >= self.end:
@@ -166,3 +172,10 @@ class AppointmentRecord:
     minutes: int
     status: str  # "booked" | "cancelled"
     rescheduled_from: str | None = None
+
+
+def fold_name(text: str) -> str:
+    """How names are compared everywhere: in the Latin letters a caller says them with ("Søren Ødegaard" as
+    "soren odegaard", "José" as "jose"), case-folded, single-spaced. Names are stored as given; only
+    comparisons fold."""
+    return " ".join(anyascii(unicodedata.normalize("NFC", text)).casefold().split())

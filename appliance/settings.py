@@ -13,14 +13,18 @@ field of that type (and add the section, commented, to config/appliance.toml).
 
 from __future__ import annotations
 
+import logging
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from . import paths
+
+log = logging.getLogger("appliance.settings")
 
 CONFIG_ENV = "APPLIANCE_CONFIG"
 CONFIG_NAME = "appliance.toml"
@@ -107,6 +111,17 @@ class VoiceSettings(Section):
         return value
 
 
+@dataclass(frozen=True)
+class SettingWarning:
+    """A setting that works but should be looked at: its key, what is wrong, what to do."""
+    key: str
+    problem: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.problem}; {self.fix}"
+
+
 class SipSettings(Section):
     """The phone line (`appliance run`): which peers may call, how the appliance is reached."""
     # "peer": the PBX sends calls straight here (only from allowed_peers);
@@ -114,16 +129,31 @@ class SipSettings(Section):
     mode: Literal["peer", "register"] = "peer"
     bind_address: str = "0.0.0.0"
     port: int = Field(5060, ge=1, le=65535)
-    transports: tuple[Literal["udp", "tcp"], ...] = Field(("udp", "tcp"), min_length=1)
+    transports: tuple[Literal["udp", "tcp", "tls"], ...] = Field(("udp", "tcp"), min_length=1)
+    # TLS (transports includes "tls"): its own port, the appliance's certificate and key (PEM), and the CA
+    # that signed the PBX's certificate (or the PBX's own certificate: pinned)
+    tls_port: int = Field(5061, ge=1, le=65535)
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    tls_ca_file: Path | None = None
+    # the peer must present a certificate that tls_ca_file vouches for (else the TLS connection is closed)
+    tls_verify_peer: bool = False
+    # SRTP (SDES keys in the SDP): "off", "optional" (when the caller offers it) or "mandatory"
+    srtp: Literal["off", "optional", "mandatory"] = "off"
     rtp_port: int = Field(4000, ge=1024, le=65000)
     rtp_port_range: int = Field(200, ge=2, le=10000)
     codecs: tuple[Literal["PCMU", "PCMA", "G722"], ...] = Field(("PCMU", "PCMA", "G722"), min_length=1)
     # addresses or networks (CIDR) whose INVITEs are answered; everyone else gets 403
     allowed_peers: tuple[str, ...] = ("127.0.0.1/32", "::1/128")
+    # new calls (INVITEs) one source address may start: a burst, refilled at a steady rate; beyond it 503
+    invite_burst: int = Field(10, ge=1, le=1000)
+    invite_rate_per_min: float = Field(20.0, gt=0, le=6000)
     # register mode
     registrar: str = ""                  # e.g. "sip:pbx.clinic.lan"
     user: str = ""                       # the extension, e.g. "201"
     password_file: Path | None = None    # readable only by the appliance user
+    # the digest realm the password is for; empty: the registrar's host
+    realm: str = ""
     register_expires_s: int = Field(300, ge=30, le=86400)
     # where a transfer goes; empty: the clinic file's transfer_number at the registrar's domain
     transfer_uri: str = ""
@@ -143,6 +173,14 @@ class SipSettings(Section):
                 raise _At((i,), f"{peer!r} is not an IP address or network (e.g. 192.168.1.10 or 10.0.0.0/24)") from None
         return value
 
+    @field_validator("realm")
+    @classmethod
+    def _one_realm(cls, value: str) -> str:
+        if value.strip() == "*":
+            raise ValueError('must name the PBX\'s realm (e.g. "asterisk"), not "*": the password is answered '
+                             "to that realm only")
+        return value.strip()
+
     @model_validator(mode="after")
     def _register_needs_account(self) -> SipSettings:
         if self.mode == "register":
@@ -150,6 +188,48 @@ class SipSettings(Section):
             if missing:
                 raise ValueError(f"register mode needs {' and '.join(missing)}")
         return self
+
+    @model_validator(mode="after")
+    def _tls_needs_its_files(self) -> SipSettings:
+        if "tls" in self.transports:
+            missing = [key for key in ("tls_cert_file", "tls_key_file") if getattr(self, key) is None]
+            if missing:
+                raise _At((missing[0],), f'transports includes "tls", which needs {" and ".join(missing)} '
+                                         "(the appliance's certificate and private key, PEM files)")
+            if "tcp" in self.transports and self.tls_port == self.port:
+                raise _At(("tls_port",), f"must differ from port ({self.port}), which TCP uses")
+        if self.tls_verify_peer and self.tls_ca_file is None:
+            raise _At(("tls_ca_file",), "tls_verify_peer = true needs tls_ca_file (the CA, or the PBX's own "
+                                        "certificate, that the peer's certificate must match)")
+        return self
+
+    def warnings(self) -> list[SettingWarning]:
+        """Settings that work but are risky or useless."""
+        import ipaddress
+
+        found = []
+        only_pbx = "list the PBX's address only (e.g. allowed_peers = [\"192.168.1.10\"])"
+        networks = [ipaddress.ip_network(peer, strict=False) for peer in self.allowed_peers]
+        if not networks:
+            found.append(SettingWarning("sip.allowed_peers", "is empty: no one can call (every INVITE gets 403)",
+                                        only_pbx.replace(" only", "")))
+        for peer, net in zip(self.allowed_peers, networks):
+            if net.prefixlen == 0:
+                found.append(SettingWarning("sip.allowed_peers", f"{peer!r} lets any address send calls (and "
+                                            "choose the caller ID they are recorded under)", only_pbx))
+            elif net.prefixlen < (WIDE_V4_PREFIX if net.version == 4 else WIDE_V6_PREFIX):
+                found.append(SettingWarning("sip.allowed_peers", f"{peer!r} is a very wide network "
+                                            f"({net.num_addresses:,} addresses)", only_pbx))
+        if self.srtp == "mandatory" and "tls" not in self.transports:
+            found.append(SettingWarning("sip.srtp", '"mandatory" without "tls" in transports: the SRTP keys '
+                                        "cross the network in clear in the SDP, so whoever sees the signalling "
+                                        "can decrypt the audio", 'add "tls" to transports (and use it on the PBX)'))
+        return found
+
+
+# allowed_peers networks wider than this draw a warning (IPv4 /16 is 65,536 addresses: a whole site)
+WIDE_V4_PREFIX = 16
+WIDE_V6_PREFIX = 48
 
 
 class DataSettings(Section):
@@ -208,6 +288,10 @@ class Settings(Section):
         """Where call recordings go (when [sip] record_calls is on)."""
         return self.paths.data_dir / "recordings"
 
+    def warnings(self) -> list[SettingWarning]:
+        """What works but should be looked at: logged at load, shown by `appliance doctor`."""
+        return self.sip.warnings()
+
     def relative_to_config(self, value: str | Path) -> Path:
         """A path from the settings file: ~ expanded, relative paths taken from the file's folder."""
         path = Path(value).expanduser()
@@ -235,8 +319,10 @@ def config_path() -> Path | None:
     return None
 
 
-def load_settings(path: str | Path | None = None) -> Settings:
-    """Read and check the settings file (`path`, else the lookup order above)."""
+def load_settings(path: str | Path | None = None, *, warn: bool = True) -> Settings:
+    """Read and check the settings file (`path`, else the lookup order above).
+
+    `warn`: log each of `Settings.warnings()` (naming the file) on the "appliance.settings" logger."""
     chosen = Path(path) if path is not None else config_path()
     if chosen is None:
         return Settings()
@@ -249,7 +335,11 @@ def load_settings(path: str | Path | None = None) -> Settings:
         raise ConfigError(f"{chosen}: not valid TOML: {exc}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{chosen}: cannot be read: {exc}") from None
-    return settings_from_mapping(data, chosen)
+    settings = settings_from_mapping(data, chosen)
+    if warn:
+        for warning in settings.warnings():
+            log.warning("%s: warning: %s", chosen, warning)
+    return settings
 
 
 def settings_from_mapping(data: dict[str, Any], source: Path | str = CONFIG_NAME) -> Settings:
@@ -279,8 +369,9 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
     if models_section.data_dir is not None:
         models_section = models_section.model_copy(update={"data_dir": fix(models_section.data_dir)})
     sip_section, data_section = settings.sip, settings.data
-    if sip_section.password_file is not None:
-        sip_section = sip_section.model_copy(update={"password_file": fix(sip_section.password_file)})
+    sip_files = ("password_file", "tls_cert_file", "tls_key_file", "tls_ca_file")
+    sip_section = sip_section.model_copy(update={key: fix(getattr(sip_section, key)) for key in sip_files
+                                                  if getattr(sip_section, key) is not None})
     if data_section.backup_dir is not None:
         data_section = data_section.model_copy(update={"backup_dir": fix(data_section.backup_dir)})
     return settings.model_copy(update={"paths": paths_section, "models": models_section, "sip": sip_section,

@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from appliance.engine.flow import load_flow  # noqa: E402
+from appliance.understanding.name_list import load_name_list  # noqa: E402
 from appliance.simulate.runner import play_scenario, scenario_files  # noqa: E402
 from appliance.simulate.scenario import InvalidScenario, load_scenario  # noqa: E402
 from results_file import write_section  # noqa: E402
@@ -40,6 +41,7 @@ def main() -> int:
     args = parser.parse_args()
 
     flow = load_flow(ROOT / "config" / "flows" / "clinic.yaml")
+    load_name_list()   # as the phone service does at start-up: the first new patient's turn is not a cold read
     scenarios = []
     for path in scenario_files([args.target]):
         try:

@@ -1,17 +1,19 @@
 """How many scenario files pass when spoken: the voice issue's 90% goal.
 
-    python bench/spoken_scenarios.py [--mode fast|realtime|sip] [--from RUN.jsonl] [FILE_OR_DIR ...]
-    (default: --mode fast, tests/scenarios)
+    python bench/spoken_scenarios.py [--mode fast|realtime|sip] [--caller-voice V] [--line L]
+                                     [--from RUN.jsonl] [FILE_OR_DIR ...]
+    (default: --mode fast, --caller-voice piper-joe, --line g711, tests/scenarios)
 
 Runs `appliance simulate --json` with `--spoken --fast` (caller lines
-synthesised with Piper, squeezed to 8 kHz, fed faster than real time; the
-engine hears only what Whisper heard), `--spoken` (the same in real time, as
-a caller would speak: about an hour for the 48 files) or `--sip` (real time,
-as SIP calls on loopback), or reads the JSON lines of an earlier run, and
-writes that mode's section of bench/RESULTS.md: passes among the scenarios
-that pass in text, the caller word error rate, the reply latency, and each
-failure with what was said and what was heard (which is where the remaining
-misses come from).
+synthesised by the caller voice, put through the line, fed faster than real
+time; the engine hears only what Whisper heard), `--spoken` (the same in real
+time, as a caller would speak: about an hour for the 48 files) or `--sip`
+(real time, as SIP calls on loopback), or reads the JSON lines of an earlier
+run, and writes that mode's section of bench/RESULTS.md (one per voice and
+line; Piper on G.711 keeps the plain section names): passes among the
+scenarios that pass in text, the caller word error rate, the reply latency,
+and each failure with what was said and what was heard (which is where the
+remaining misses come from).
 """
 
 from __future__ import annotations
@@ -30,33 +32,44 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from results_file import write_section  # noqa: E402
 
+from appliance.simulate.caller_choices import DEFAULT_LINE, DEFAULT_VOICE, LINES, VOICES  # noqa: E402
 from appliance.simulate.word_error import word_errors  # noqa: E402
 
 GOAL = 0.90
 
 
 MODES = {
-    "fast": (["--spoken", "--fast"], "spoken-scenarios",
-             "spoken with Piper at 8 kHz and fed faster than real time"),
-    "realtime": (["--spoken"], "spoken-scenarios-realtime",
-                 "spoken with Piper at 8 kHz in real time on the in-memory line"),
-    "sip": (["--sip"], "spoken-scenarios-sip", "spoken with Piper in real time as SIP calls on loopback (G.711)"),
+    "fast": (["--spoken", "--fast"], "spoken-scenarios", "fed faster than real time"),
+    "realtime": (["--spoken"], "spoken-scenarios-realtime", "in real time on the in-memory line"),
+    "sip": (["--sip"], "spoken-scenarios-sip", "in real time as SIP calls on loopback"),
 }
+LINE_WORDS = {"clean": "a clean full-band line", "g711": "a G.711 line (8 kHz, µ-law)",
+              "noisy": "a noisy G.711 line (room noise 15 dB under the speech)",
+              "lossy": "a lossy G.711 line (2% of packets lost, concealed)"}
 
 
-def run(targets: list[str], mode: str) -> tuple[list[dict], float]:
+def section_name(mode: str, voice: str, line: str) -> str:
+    """The RESULTS.md section: the mode's own for Piper on G.711, else with the voice and line in it."""
+    base = MODES[mode][1]
+    return base if (voice, line) == (DEFAULT_VOICE, DEFAULT_LINE) else f"{base}-{voice}-{line}"
+
+
+def run(targets: list[str], mode: str, voice: str, line: str) -> tuple[list[dict], float]:
     """Play the scenarios; the JSON lines are kept in var/bench/ for a closer look (or `--from`)."""
     started = time.perf_counter()
     out = subprocess.run([str(ROOT / ".venv" / "bin" / "appliance"), "simulate", *MODES[mode][0], "--json",
-                          *targets], cwd=ROOT, capture_output=True, text=True)
-    kept = ROOT / "var" / "bench" / f"spoken-{mode}.jsonl"
+                          "--caller-voice", voice, "--line", line, *targets], cwd=ROOT, capture_output=True, text=True)
+    if out.returncode == 2:
+        raise SystemExit(out.stderr.strip())
+    kept = ROOT / "var" / "bench" / f"{section_name(mode, voice, line)}.jsonl"
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(out.stdout)
     rows = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
     return rows, time.perf_counter() - started
 
 
-def body(rows: list[dict], seconds: float | None, mode: str = "fast") -> str:
+def body(rows: list[dict], seconds: float | None, mode: str = "fast", voice: str = DEFAULT_VOICE,
+         line: str = DEFAULT_LINE) -> str:
     in_text = [r for r in rows if r.get("passes_in_text")]
     spoken = [r for r in in_text if r["passed"]]
     words = sum(r.get("words", 0) for r in rows)
@@ -64,9 +77,10 @@ def body(rows: list[dict], seconds: float | None, mode: str = "fast") -> str:
     rate = len(spoken) / len(in_text) if in_text else 0.0
     latencies = sorted(x for r in rows for x in r.get("latency_ms", []))
     lines = [
-        f"## Spoken scenarios, {mode} (`bench/spoken_scenarios.py --mode {mode}`)",
+        f"## Spoken scenarios, {mode}{_who(voice, line)} (`bench/spoken_scenarios.py --mode {mode}"
+        + ("" if (voice, line) == (DEFAULT_VOICE, DEFAULT_LINE) else f" --caller-voice {voice} --line {line}") + "`)",
         "",
-        f"{len(rows)} scenario files, {MODES[mode][2]}, default models "
+        f"{len(rows)} scenario files, spoken by {voice} over {LINE_WORDS[line]}, {MODES[mode][2]}, default models "
         f"(Whisper base int8, beam 1), {platform.machine()} CPU"
         + (f", {seconds / 60:.0f} min" if seconds else "") + ".",
         "",
@@ -92,6 +106,10 @@ def body(rows: list[dict], seconds: float | None, mode: str = "fast") -> str:
     return "\n".join(line for line in lines if line is not None)
 
 
+def _who(voice: str, line: str) -> str:
+    return "" if (voice, line) == (DEFAULT_VOICE, DEFAULT_LINE) else f", {voice} on {line}"
+
+
 def _pct(ordered: list[float], p: int) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))]
 
@@ -100,6 +118,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("targets", nargs="*", default=["tests/scenarios"])
     parser.add_argument("--mode", choices=sorted(MODES), default="fast")
+    parser.add_argument("--caller-voice", dest="voice", choices=VOICES, default=DEFAULT_VOICE)
+    parser.add_argument("--line", choices=LINES, default=DEFAULT_LINE)
     parser.add_argument("--note", default="", help="a line on how the run went (load, a crash), printed under the title")
     parser.add_argument("--from", dest="source", type=Path, help="JSON lines of an earlier --spoken --json run")
     args = parser.parse_args()
@@ -107,13 +127,13 @@ def main() -> int:
         rows = [json.loads(line) for line in args.source.read_text().splitlines() if line.startswith("{")]
         seconds = None
     else:
-        rows, seconds = run(args.targets, args.mode)
-    text = body(rows, seconds, args.mode)
+        rows, seconds = run(args.targets, args.mode, args.voice, args.line)
+    text = body(rows, seconds, args.mode, args.voice, args.line)
     if args.note:
         title, rest = text.split("\n", 1)
         text = f"{title}\n\n{args.note}\n{rest}"
     print(text)
-    print(f"\nwritten to {write_section(MODES[args.mode][1], text)}")
+    print(f"\nwritten to {write_section(section_name(args.mode, args.voice, args.line), text)}")
     return 0
 
 

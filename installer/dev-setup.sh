@@ -28,11 +28,16 @@ if ! command -v cc >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
     need_root apt-get install -y -qq build-essential python3-dev
 fi
 # the test suite's peers: tmux drives the monitor in a terminal, sipp (sip-tester) calls the phone service,
-# systemd-analyze checks the units (a container may lack systemd)
+# baresip is a softphone the project did not write (over UDP and over TLS with SRTP),
+# systemd-analyze checks the units (a container may lack systemd), espeak-ng and flite are the simulated
+# caller's other voices (`appliance simulate --spoken --caller-voice`)
 missing=()
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 command -v sipp >/dev/null 2>&1 || missing+=(sip-tester)
+command -v baresip >/dev/null 2>&1 || missing+=(baresip-core)   # baresip without its GTK and video modules
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
+command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
+command -v flite >/dev/null 2>&1 || missing+=(flite)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing ${missing[*]} from the distribution (used by the tests)"
     need_root apt-get update -qq

@@ -24,7 +24,12 @@ GENERAL_CARE_WORDS = frozenset({
     "initial consultation", "massage", "new patient", "physio", "physiotherapy", "review", "standard",
     "treatment", "vaccination", "flu shot", "flu jab", "flu vaccine", "check-up", "consult", "cleaning",
     "clean", "x-ray", "x ray", "pilates", "acupuncture", "dry needling", "needling", "skin check", "doctor's visit",
+    "filling", "fillings", "crown", "extraction", "hygiene", "scale and polish", "check-up and clean",
 })
+
+
+# Words for places every town has: a site's alias may be one ("the city"), and so may ordinary English.
+GENERAL_PLACE_WORDS = frozenset({"city", "the city", "town", "the town", "centre", "center", "downtown", "cbd"})
 
 
 def _clinic_files() -> list[dict]:
@@ -63,7 +68,7 @@ def _terms(clinic: dict) -> tuple[set[str], set[str]]:
         people.add(name_words[-1])
     for patient in clinic.get("patients") or []:
         people.update((patient["first_name"], patient["last_name"]))
-    words = {w for w in words if w.lower() not in GENERAL_CARE_WORDS}
+    words = {w for w in words if w.lower() not in GENERAL_CARE_WORDS | GENERAL_PLACE_WORDS}
     return people, words
 
 

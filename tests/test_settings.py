@@ -121,3 +121,61 @@ def test_settings_are_read_only_and_sections_are_strict():
     with pytest.raises(Exception):
         settings.llm.max_tokens = 3
     assert all(issubclass(field.annotation, Section) for field in Settings.model_fields.values())
+
+
+def test_tls_needs_its_certificate_and_key(tmp_path):
+    message = error_of(tmp_path, '[sip]\ntransports = ["udp", "tls"]\n')
+    assert "sip.tls_cert_file:" in message and "tls_cert_file and tls_key_file" in message
+    message = error_of(tmp_path, '[sip]\ntransports = ["tls"]\ntls_cert_file = "a.crt"\n')
+    assert "sip.tls_key_file: " in message
+
+
+def test_tls_files_are_read_from_the_settings_files_folder(tmp_path):
+    settings = load_settings(write(tmp_path, '[sip]\ntransports = ["tls"]\ntls_cert_file = "tls/a.crt"\n'
+                                             'tls_key_file = "tls/a.key"\ntls_ca_file = "/etc/pbx.crt"\n'))
+    sip = settings.sip
+    assert (sip.tls_cert_file, sip.tls_key_file, sip.tls_ca_file) == (tmp_path / "tls/a.crt", tmp_path / "tls/a.key",
+                                                                      Path("/etc/pbx.crt"))
+    assert sip.tls_port == 5061 and sip.srtp == "off" and sip.tls_verify_peer is False
+
+
+def test_verifying_the_peer_needs_a_ca_and_tls_needs_its_own_port(tmp_path):
+    assert "sip.tls_ca_file: tls_verify_peer = true needs tls_ca_file" in error_of(
+        tmp_path, "[sip]\ntls_verify_peer = true\n")
+    files = 'tls_cert_file = "a.crt"\ntls_key_file = "a.key"\n'
+    assert "sip.tls_port: must differ from port (5070)" in error_of(
+        tmp_path, f'[sip]\ntransports = ["tcp", "tls"]\nport = 5070\ntls_port = 5070\n{files}')
+
+
+def test_the_realm_is_never_a_wildcard(tmp_path):
+    assert "sip.realm: must name the PBX's realm" in error_of(tmp_path, '[sip]\nrealm = "*"\n')
+
+
+@pytest.mark.parametrize("peers, expected", [
+    ('["0.0.0.0/0"]', "'0.0.0.0/0' lets any address send calls"),
+    ('["::/0"]', "'::/0' lets any address send calls"),
+    ('["10.0.0.0/8"]', "'10.0.0.0/8' is a very wide network (16,777,216 addresses)"),
+    ("[]", "is empty: no one can call"),
+])
+def test_open_or_empty_allowed_peers_warn_at_load(tmp_path, caplog, peers, expected):
+    path = write(tmp_path, f'[sip]\nmode = "peer"\nallowed_peers = {peers}\n')
+    with caplog.at_level("WARNING", logger="appliance.settings"):
+        settings = load_settings(path)
+    assert [str(w) for w in settings.warnings()] == [m.split("warning: ", 1)[1] for m in caplog.messages]
+    assert len(caplog.messages) == 1 and f"{path}: warning: sip.allowed_peers: {expected}" in caplog.messages[0]
+    assert "list the PBX's address" in caplog.messages[0]
+
+
+def test_a_site_network_and_the_pbx_alone_do_not_warn(tmp_path, caplog):
+    with caplog.at_level("WARNING", logger="appliance.settings"):
+        load_settings(write(tmp_path, '[sip]\nallowed_peers = ["192.168.1.10", "192.168.0.0/16", "fd00::/48"]\n'))
+    assert caplog.messages == []
+
+
+def test_mandatory_srtp_without_tls_warns_that_the_keys_travel_in_clear(tmp_path):
+    settings = load_settings(write(tmp_path, '[sip]\nsrtp = "mandatory"\n'), warn=False)
+    assert [w.key for w in settings.warnings()] == ["sip.srtp"]
+    assert "in clear" in settings.warnings()[0].problem
+    files = 'tls_cert_file = "a.crt"\ntls_key_file = "a.key"\n'
+    with_tls = load_settings(write(tmp_path, f'[sip]\nsrtp = "mandatory"\ntransports = ["tls"]\n{files}'), warn=False)
+    assert with_tls.warnings() == []

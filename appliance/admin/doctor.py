@@ -74,7 +74,9 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
     if settings is not None:
         if models:
             checks += check_models(settings, manifest)
+        checks += check_config_warnings(settings)
         checks.append(check_sip_port(settings))
+        checks += check_tls(settings, now)
         checks.append(check_sip_registration(settings, now))
         checks.append(check_data_dir(settings))
         checks.append(check_database(settings))
@@ -91,7 +93,7 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
 def check_config(config: Path | None = None) -> tuple[Settings | None, list[Check]]:
     chosen = Path(config) if config is not None else config_path()
     try:
-        settings = load_settings(chosen)
+        settings = load_settings(chosen, warn=False)     # the warnings are checks of their own here
     except ConfigError as exc:
         problems = str(exc).splitlines()
         where = chosen or "appliance.toml"
@@ -105,6 +107,12 @@ def check_config(config: Path | None = None) -> tuple[Settings | None, list[Chec
         return settings, [Check("WARN", "config", f"{settings.source}: the checkout's template is in use",
                                 f"install a copy at {paths.ETC / 'appliance.toml'} (installer/install.sh does)")]
     return settings, [Check("OK", "config", f"{settings.source} is valid")]
+
+
+def check_config_warnings(settings: Settings) -> list[Check]:
+    """What the settings allow that works but should not be (an open allowed_peers, SRTP keys in clear)."""
+    return [Check("WARN", warning.key.replace(".", " ", 1), warning.problem, warning.fix)
+            for warning in settings.warnings()]
 
 
 # ---------------------------------------------------------------- models
@@ -176,12 +184,14 @@ def check_sip_port(settings: Settings) -> Check:
     config = settings.source or "appliance.toml"
     free, service, strangers = [], [], []
     for transport in sip.transports:
-        error = _try_bind(sip.bind_address, sip.port, transport)
-        label = f"{sip.port}/{transport}"
+        port = sip.tls_port if transport == "tls" else sip.port
+        protocol = "tcp" if transport == "tls" else transport
+        error = _try_bind(sip.bind_address, port, protocol)
+        label = f"{port}/{transport}"
         if error is None:
             free.append(label)
         elif error.errno == errno.EADDRINUSE:
-            owners = service_process.port_owners(sip.port, transport)
+            owners = service_process.port_owners(port, protocol)
             if owners and all(_owned_by_service(owner) for owner in owners):
                 service.append(f"{label} by {owners[0].describe()}")
             elif not owners and service_process.service_pids():
@@ -206,6 +216,88 @@ def check_sip_port(settings: Settings) -> Check:
     if service:
         parts.append("held by the service: " + "; ".join(service))
     return Check("OK", "sip port", "; ".join(parts))
+
+
+TLS_WARN_DAYS = 30
+
+
+def check_tls(settings: Settings, now: datetime | None = None) -> list[Check]:
+    """With TLS on: the certificate and CA readable and in date (WARN under 30 days), the key readable,
+    unencrypted, private to its owner and matching the certificate."""
+    sip = settings.sip
+    if "tls" not in sip.transports:
+        return []
+    moment = now or datetime.now(timezone.utc)
+    if moment.tzinfo is None:
+        moment = moment.astimezone()
+    checks = [_certificate_check("tls certificate", "tls_cert_file", sip.tls_cert_file, moment)]
+    if sip.tls_ca_file is not None:
+        checks.append(_certificate_check("tls ca", "tls_ca_file", sip.tls_ca_file, moment))
+    checks.append(_key_check(sip.tls_key_file, sip.tls_cert_file))
+    return checks
+
+
+def _read_pem(path: Path) -> bytes | OSError:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        return exc
+
+
+def _certificate_check(name: str, key: str, path: Path, moment: datetime) -> Check:
+    from cryptography import x509
+
+    data = _read_pem(path)
+    if isinstance(data, OSError):
+        return Check("FAIL", name, f"[sip] {key} {path}: {data.strerror}",
+                     f"put the PEM file there, readable by the service user ({SERVICE_USER})")
+    try:
+        certificate = x509.load_pem_x509_certificate(data)
+    except ValueError:
+        return Check("FAIL", name, f"[sip] {key} {path}: not a PEM certificate", "point it at the .crt/.pem file")
+    ends = certificate.not_valid_after_utc
+    days = (ends - moment).total_seconds() / 86400
+    subject = certificate.subject.rfc4514_string() or "(no subject)"
+    when = f"{subject}, valid until {ends:%Y-%m-%d}"
+    renew = f"renew it and replace {path}, then: sudo systemctl restart appliance"
+    if days < 0:
+        return Check("FAIL", name, f"{path}: expired on {ends:%Y-%m-%d} ({subject}): TLS calls fail", renew)
+    if days < TLS_WARN_DAYS:
+        return Check("WARN", name, f"{path}: expires in {days:.0f} day(s) ({when})", renew)
+    return Check("OK", name, f"{path}: {when}")
+
+
+def _key_check(path: Path, cert_path: Path) -> Check:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    data = _read_pem(path)
+    if isinstance(data, OSError):
+        return Check("FAIL", "tls key", f"[sip] tls_key_file {path}: {data.strerror}",
+                     f"put the certificate's private key there: chown {SERVICE_USER} and chmod 600 it")
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except TypeError:
+        return Check("FAIL", "tls key", f"{path}: the key is encrypted (pjsip needs it without a passphrase)",
+                     f"openssl pkey -in {path} -out {path}.plain, then move it over the key and chmod 600 it")
+    except ValueError:
+        return Check("FAIL", "tls key", f"[sip] tls_key_file {path}: not a PEM private key",
+                     "point it at the key file that goes with tls_cert_file")
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        return Check("FAIL", "tls key", f"{path} has mode {mode:04o}: other users can read the private key",
+                     f"sudo chmod 600 {path}")
+    cert = _read_pem(cert_path)
+    public = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    try:
+        matches = isinstance(cert, OSError) or \
+            x509.load_pem_x509_certificate(cert).public_key().public_bytes(*public) == key.public_key().public_bytes(*public)
+    except ValueError:
+        matches = True               # the certificate's own check says what is wrong with it
+    if not matches:
+        return Check("FAIL", "tls key", f"{path} is not the key of {cert_path}",
+                     "use the key the certificate was made for (or make a new certificate for this key)")
+    return Check("OK", "tls key", f"{path}: mode {mode:04o}, matches the certificate")
 
 
 def _parse_moment(value) -> datetime | None:

@@ -12,11 +12,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .. import paths
 from ..domain import Region
+from ..yaml_files import read_yaml
 
 
 class RegionTableError(ValueError):
@@ -73,12 +73,7 @@ class RegionTable:
 
 def read_region_table(path: str | Path) -> RegionTable:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RegionTableError(f"{path}: cannot read the region table: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise RegionTableError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml(path, what="the region table", error=RegionTableError)
     if not isinstance(data, dict):
         raise RegionTableError(f"{path}: expected a mapping of country codes to entries")
     entries: dict[str, _Entry] = {}

@@ -9,17 +9,26 @@ answer it.
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
+
 from rapidfuzz import fuzz
 
-from ..domain import ANYONE
+from ..domain import ANYONE, TimeWindow, fold_name
 from ..understanding import Question, Utterance
+from ..understanding.name_corrections import apply_letter_edit, letter_edit_done
+from ..understanding.common_words import NAME_WORDS, STOP_WORDS
+from ..understanding.names import title_case
+from .tools.name_matching import sounds_like
 from .context import CallContext
 from .rule_env import RuleEnv, possible_locations
 
 # most specific first: "cancel all" beats "cancel", "move" beats "cancel"
 TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
 EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
-QUESTION_INTENTS = ("price", "service_info")
+# questions about the clinic: a service, site, person, day or time said in one ("are you open on Friday?",
+# "where is the Second Street clinic?") is what the question is about, not a choice for the booking
+CLINIC_QUESTIONS = ("price", "service_info", "hours", "address")
 
 
 def task_in(utt: Utterance) -> str | None:
@@ -81,29 +90,51 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
     if utt.spelled and not (first and last):
-        spelled = utt.spelled.title()
+        spelled = _as_held(utt.spelled.title(), ctx)
         if " " in spelled and not (first or last):
             first, last = spelled.split(" ", 1)
+            ctx.spelled.update(("first_name", "last_name"))
         elif _spells(spelled, first) and not _spells(spelled, last):
             first = spelled
+            ctx.spelled.add("first_name")
         elif _spells(spelled, last):
             last = spelled
+            ctx.spelled.add("last_name")
         elif question.name_part == "first" or "first name" in utt.text.lower():
             first = spelled
+            ctx.spelled.add("first_name")
         else:
             last = spelled
+            ctx.spelled.add("last_name")
+        ctx.spelling_needed = False
+    elif utt.spelled and question.name_part in ("first", "last"):
+        ctx.spelled.add(f"{question.name_part}_name")   # spelled along with the name itself
+        ctx.spelling_needed = False
+    correcting = utt.has("correction") or utt.has("no") or bool(utt.name_replacements or utt.letter_edits)
+    first, last = _corrected_parts(ctx, utt, question, first, last)
+    for run in (utt.spelled or "").split():   # a part the caller spelled, whatever else they said with it
+        for part, value in (("first_name", first), ("last_name", last)):
+            if value and fold_name(run) == fold_name(value).replace(" ", "").replace("-", "").replace("'", ""):
+                ctx.spelled.add(part)
+                ctx.spelling_needed = False
     changed = False
-    if first and first != ctx.first_name:
-        ctx.first_name = first
-        changed = True
-    if first:
-        ctx.given.add("first_name")
-    if last and last != ctx.last_name:
-        ctx.last_name = last
-        changed = True
-    if last:
-        ctx.given.add("last_name")
+    for part, value in (("first_name", first), ("last_name", last)):
+        if not value:
+            continue
+        now = getattr(ctx, part)
+        if now and value != now and not correcting and fold_name(value) == ctx.corrected.get(part):
+            # an older form of a name the caller corrected ("Smith" again, after "Smyth, not Smith")
+            ctx.given.add(part)
+            continue
+        if now and value != now and (correcting or part in ctx.corrected):
+            ctx.corrected[part] = fold_name(now)
+        if value != now:
+            setattr(ctx, part, value)
+            changed = True
+        ctx.given.add(part)
     if utt.dob is not None:
+        if ctx.dob is not None and utt.dob != ctx.dob and correcting:
+            ctx.corrected["dob"] = ctx.dob.isoformat()
         changed = changed or utt.dob != ctx.dob
         ctx.dob = utt.dob
         ctx.given.add("dob")
@@ -116,6 +147,70 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         # the caller corrected who they are: prove it again before anything else
         ctx.patient = None
         ctx.identity_result = None
+
+
+def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first: str | None,
+                     last: str | None) -> tuple[str | None, str | None]:
+    """The name parts after the caller's corrections that name the old part or its letters: "it's Doe, not
+    Roe", "Smith with a Y", "two Ls", or that say a part again the way it should be ("no, Katherine with a
+    K" when "Catherine" was read back). A letter change that fits neither part asks for a spelling."""
+    if question.read_back and not (first or last):
+        first, last = _said_again(ctx, utt)
+    for old, new in utt.name_replacements:
+        for part in ("last_name", "first_name"):
+            now = getattr(ctx, part)
+            words = now.split() if now else []
+            at = next((k for k, word in enumerate(words) if fold_name(word) == fold_name(old)), None)
+            if now and fold_name(now) == fold_name(old):
+                value = title_case(new)
+            elif at is not None:   # one word of the part: "Thu Hà Adeyemi" -> "Thu Hà Đặng"
+                value = " ".join(words[:at] + [title_case(new)] + words[at + 1:])
+            else:
+                continue
+            if part == "last_name" and not last:
+                last = value
+            elif part == "first_name" and not first:
+                first = value
+            break
+    said = {"first_name": first, "last_name": last}   # parts said in full this turn
+    for edit in utt.letter_edits:
+        if any(value and letter_edit_done(value, edit) for value in said.values()):
+            continue   # "Katherine, with a K": the name said is already the corrected one
+        parts = ("first_name", "last_name") if "first name" in utt.text.lower() else ("last_name", "first_name")
+        for part in parts:
+            now = (first if part == "first_name" else last) or getattr(ctx, part)
+            edited = apply_letter_edit(now, edit) if now else None
+            if edited is not None:
+                if part == "first_name":
+                    first = edited
+                else:
+                    last = edited
+                break
+        else:
+            ctx.spelling_needed = True
+    return first, last
+
+
+def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | None]:
+    """A word said at a read-back that sounds like a name part read back but is not it: that part, as said."""
+    found: dict[str, str] = {}
+    for word in re.findall(r"[^\W\d_](?:[^\W\d_]|')+", utt.text):
+        if word.lower() in STOP_WORDS and word.lower() not in NAME_WORDS:
+            continue
+        for part in ("first_name", "last_name"):
+            held = getattr(ctx, part)
+            if held and " " not in held and part not in found and sounds_like(word, held) \
+                    and fold_name(word) != fold_name(held):
+                found[part] = title_case(word.lower())
+    return found.get("first_name"), found.get("last_name")
+
+
+def _as_held(spelled: str, ctx: CallContext) -> str:
+    """A spelling of a name already held, in the form held ("N G U Y E N" for "Nguyễn" keeps its marks)."""
+    for held in (ctx.last_name, ctx.first_name):
+        if held and fold_name(held).replace(" ", "") == fold_name(spelled).replace(" ", ""):
+            return held
+    return spelled
 
 
 def _spells(spelled: str, word: str | None) -> bool:
@@ -134,8 +229,8 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
                 ctx.picked = slot
                 given.add("slot")
             return  # "the second one, on Friday": the day describes the pick, it is not a new search
-    asking_question = any(utt.has(i) for i in QUESTION_INTENTS) and task_in(utt) is None \
-        and not question.wants("service")
+    about_the_clinic = any(utt.has(i) for i in CLINIC_QUESTIONS) and task_in(utt) is None
+    asking_question = about_the_clinic and not question.wants("service")
     if utt.service_ids:
         if asking_question:
             ctx.question_service_ids = tuple(utt.service_ids)
@@ -154,7 +249,15 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
         if utt.practitioner_id != ctx.practitioner_id or question.wants("practitioner"):
             given.add("practitioner")
         ctx.practitioner_id = utt.practitioner_id
-    if utt.window is not None and not question.wants("booking"):
+    if utt.refused_days and not about_the_clinic:
+        new = set(utt.refused_days) - ctx.refused_days
+        ctx.refused_days |= new
+        if new and utt.window is None and ctx.window is not None and _within(ctx.window, new):
+            # "I can't do Thursday" when Thursday was all they asked for: the soonest other day
+            ctx.window = TimeWindow("soonest")
+        if new:
+            given.add("window")
+    if utt.window is not None and not question.wants("booking") and not about_the_clinic:
         about_existing = ctx.task in ("reschedule", "cancel", "cancel_all", "query") and not ctx.target_ids
         if about_existing:
             ctx.booking_hint = utt.window
@@ -166,6 +269,14 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
         ctx.picked = None
 
 
+def _within(window: TimeWindow, days: set) -> bool:
+    """Whether the window covers only days in `days` (it has a start and an end, all of them refused)."""
+    if window.start is None or window.end is None:
+        return False
+    span = (window.end.date() - window.start.date()).days
+    return span <= 7 and all((window.start.date() + timedelta(days=k)) in days for k in range(span))
+
+
 # what a turn filled (ctx.given) or said, for each fact a question may be `answered_by`
 _FILLED = {
     "task": lambda ctx, utt: "task" in ctx.given,
@@ -174,6 +285,7 @@ _FILLED = {
     "full_name": lambda ctx, utt: bool(ctx.given & {"first_name", "last_name"}) and bool(ctx.first_name and ctx.last_name),
     "a_name": lambda ctx, utt: bool(ctx.given & {"first_name", "last_name"}),
     "slot": lambda ctx, utt: "slot" in ctx.given,
+    "status": lambda ctx, utt: utt.patient_status is not None,
 }
 
 

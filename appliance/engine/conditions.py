@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..domain import ANYONE
+from ..understanding.name_list import is_known_name
 from .context import IDENTITY_TASKS, TASKS, CallContext
 from .read_backs import pending_confirmation
 from .rule_env import RuleEnv, possible_locations
@@ -238,6 +239,46 @@ def identity_candidate_found(ctx: CallContext, env: RuleEnv) -> bool:
 @rule
 def says_new_patient(ctx: CallContext, env: RuleEnv) -> bool:
     return ctx.patient_status == "new"
+
+
+@rule
+def says_been_before(ctx: CallContext, env: RuleEnv) -> bool:
+    return ctx.patient_status == "returning"
+
+
+@rule
+def name_corrected(ctx: CallContext, env: RuleEnv) -> bool:
+    """The caller corrected their name this call (a lookup that then fails is not for a misheard name)."""
+    return bool(ctx.corrected.keys() & {"first_name", "last_name"})
+
+
+@rule
+def asked_been_before(ctx: CallContext, env: RuleEnv) -> bool:
+    return "been_before" in ctx.asked
+
+
+@rule
+def name_repeated(ctx: CallContext, env: RuleEnv) -> bool:
+    """The name was said the same way twice and still matched nobody: the date of birth is the likelier slip,
+    once."""
+    return ctx.same_name_lookups == 1
+
+
+@rule
+def first_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
+    """A new patient's first name unlike any name people have, and not yet spelled by the caller."""
+    return bool(ctx.first_name) and "first_name" not in ctx.spelled and not is_known_name(ctx.first_name, "first")
+
+
+@rule
+def last_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
+    return bool(ctx.last_name) and "last_name" not in ctx.spelled and not is_known_name(ctx.last_name, "last")
+
+
+@rule
+def spelling_needed(ctx: CallContext, env: RuleEnv) -> bool:
+    """A letter change the caller said fits neither name read back."""
+    return ctx.spelling_needed
 
 
 # ---------------------------------------------------------------- booking details

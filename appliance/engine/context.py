@@ -41,6 +41,14 @@ class CallContext:
     not_found: int = 0                  # name + DOB lookups that found nobody
     patient_status: str | None = None   # "new" or "returning", when the caller said so
     name_words: list[str] = field(default_factory=list)   # what was said when a name was asked for
+    # what the caller corrected, and the form they corrected away from (folded): a later answer in that
+    # old form does not undo the correction ("first_name", "last_name", "dob")
+    corrected: dict[str, str] = field(default_factory=dict)
+    spelling_needed: bool = False       # a letter change that fit neither name: ask for a spelling
+    spelled: set[str] = field(default_factory=set)   # name parts the caller spelled ("first_name", "last_name")
+    name_lookups: list[tuple[str, str]] = field(default_factory=list)   # (first, last) of each name + DOB lookup
+    same_name_lookups: int = 0          # lookups that found nobody under the same name as the one before
+    asked: set[str] = field(default_factory=set)   # questions asked so far this call
     # the one patient whose date of birth was given and whose surname was among those words (not identified:
     # the caller is asked, by name); each is put to the caller at most once a call
     identity_candidate: PatientRecord | None = None
@@ -51,6 +59,7 @@ class CallContext:
     location_id: str | None = None
     practitioner_id: str | None = None  # an id, domain.ANYONE, or None (not said: anyone)
     window: TimeWindow | None = None
+    refused_days: set[date] = field(default_factory=set)   # days the caller said they cannot do, all call long
     booking_hint: TimeWindow | None = None   # a day said about an existing booking, before we loaded them
     booking_hint_texts: list[str] = field(default_factory=list)  # the caller's words about it ("the one tomorrow")
     offered: tuple[Slot, ...] = ()

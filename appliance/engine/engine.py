@@ -25,6 +25,7 @@ from .absorb import absorb, derive
 from .clock import Clock, random_ids
 from .conditions import CONDITIONS, RuleEnv, intent_trigger
 from .context import CallContext
+from .expected_answers import expected_answers
 from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
@@ -336,6 +337,8 @@ class Engine:
         derive(self.ctx, self.env)  # tool results may have settled something (e.g. the booking to move)
         if previous != name:
             self.ctx.misses[name] = 0
+        if state.waits:
+            self.ctx.asked.add(state.waiting_for)
         if state.kind == "decision":
             self._say_state(state)
             if not state.waits:
@@ -520,6 +523,7 @@ class Engine:
         self._flush()  # the turn is on disk before the caller hears the reply
         return TurnResult(
             reply=reply, state=self.state, waiting_for=waiting_for, question=self.flow.questions[waiting_for],
+            expected=() if ctx.ended else expected_answers(self.flow.questions[waiting_for], ctx, self.env),
             tools=list(self._tools), transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
             outcome=self._outcome() if ctx.ended else None,
             end_action=ctx.end_action if ctx.ended else None,

@@ -14,8 +14,8 @@ from typing import Callable
 from ..domain import ANYONE, AppointmentRecord, Slot
 from .conditions import RuleEnv, possible_locations
 from .context import CallContext
-from .speech import (WEEKDAYS, join_words, say_date_of_birth, say_day, say_minutes, say_phone, say_price,
-                     say_time, say_when)
+from .speech import (WEEKDAYS, join_words, say_date_of_birth, say_day, say_letters, say_minutes, say_phone,
+                     say_price, say_time, say_when)
 
 CALLBACK_INTRO = {
     "caller_request": "Of course, I can arrange a call back.",
@@ -88,7 +88,7 @@ class Facts:
         return self.env.profile.name
 
     def fact_clinic_phone(self) -> str:
-        return say_phone(self.env.profile.phone, self.env.profile.region)
+        return say_phone(self.env.profile.phone, self.env.region)
 
     def fact_emergency_number(self) -> str:
         return self.env.profile.emergency_number
@@ -194,10 +194,14 @@ class Facts:
         return f"{candidate.first_name} {candidate.last_name}" if candidate else "you"
 
     def fact_dob(self) -> str:
-        return say_date_of_birth(self.ctx.dob, self.env.profile.region) if self.ctx.dob else "unknown"
+        return say_date_of_birth(self.ctx.dob, self.env.region) if self.ctx.dob else "unknown"
 
     def fact_phone(self) -> str:
-        return say_phone(self.ctx.phone or self.ctx.caller_id, self.env.profile.region)
+        return say_phone(self.ctx.phone or self.ctx.caller_id, self.env.region)
+
+    def fact_surname_spelled(self) -> str:
+        """The surname's letters, so a caller can check a name they cannot hear the spelling of."""
+        return say_letters(self.ctx.last_name) if self.ctx.last_name else ""
 
     def fact_contact(self) -> str:
         if self.ctx.phone or self.ctx.caller_id:
@@ -314,7 +318,7 @@ class Facts:
 
     def fact_callback_number(self) -> str:
         phone = self.ctx.callback_phone
-        return f" on {say_phone(phone, self.env.profile.region)}" if phone else ""
+        return f" on {say_phone(phone, self.env.region)}" if phone else ""
 
 
 FACT_NAMES = frozenset(name[5:] for name in dir(Facts) if name.startswith("fact_"))

@@ -6,6 +6,8 @@ from datetime import date, datetime, time, timedelta
 
 import phonenumbers
 
+from ..domain import Region
+
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")
@@ -40,8 +42,9 @@ def say_when(moment: datetime, now: datetime) -> str:
     return f"{say_day(moment.date(), now)} at {say_time(moment.time())}"
 
 
-def say_date_of_birth(d: date, region: str) -> str:
-    if region == "US":
+def say_date_of_birth(d: date, region: Region) -> str:
+    """As the region says dates: "March 4th, 1985" where the month comes first, else "the 4th of March 1985"."""
+    if not region.day_first:
         return f"{MONTHS[d.month - 1]} {ordinal(d.day)}, {d.year}"
     return f"the {ordinal(d.day)} of {MONTHS[d.month - 1]} {d.year}"
 
@@ -52,16 +55,22 @@ def say_price(amount: float, symbol: str = "$") -> str:
     return f"{symbol}{amount:.2f}"
 
 
-def say_phone(number: str | None, region: str) -> str:
+def say_phone(number: str | None, region: Region) -> str:
+    """A number as the region writes its own numbers (national), anyone else's with the country code."""
     if not number:
         return "no number"
     try:
-        parsed = phonenumbers.parse(number, region)
-        if phonenumbers.region_code_for_number(parsed) == region:
+        parsed = phonenumbers.parse(number, region.phone_region)
+        if phonenumbers.region_code_for_number(parsed) == region.phone_region:
             return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.NATIONAL)
         return phonenumbers.format_number(parsed, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
     except phonenumbers.NumberParseException:
         return number
+
+
+def say_letters(word: str) -> str:
+    """A name spelled out, as a receptionist reads it back: "S, M, Y, T, H"."""
+    return ", ".join(ch.upper() for ch in word if ch.isalpha())
 
 
 def join_words(items: list[str], last: str = "and") -> str:

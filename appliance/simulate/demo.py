@@ -131,13 +131,29 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
     return 0 if result.verdict.passed else 1
 
 
-def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: bool = False) -> int:
-    """Every scenario as a spoken call: through the in-memory line, or (`sip`) as SIP calls on loopback."""
+def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: bool = False,
+                    caller=None) -> int:
+    """Every scenario as a spoken call by `caller` (a CallerSetup: voice, line, seed): through the in-memory
+    line, or (`sip`) as SIP calls on loopback. A voice this machine lacks, or a clean line over SIP, exits 2
+    with the fix before any model loads."""
+    from .caller_voices import VoiceUnavailable, check_voice
     from .runner import run_scenario
+    from .sip_call import LineNotOverSip, check_sip_line
+    from .caller_speech import CallerSetup
     from .spoken_call import play_spoken
     from .word_error import WordErrors
 
+    caller = caller or CallerSetup()
+    try:
+        check_voice(caller.voice)
+        if sip:
+            check_sip_line(caller)
+    except (VoiceUnavailable, LineNotOverSip) as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 2
     runtime = load_runtime(quiet=as_json)
+    if not as_json:
+        click.echo(click.style(f"caller voice {caller.voice} on a {caller.line} line", dim=True), err=True)
     passed = failed = 0
     text_passed = spoken_of_text = 0
     errors = WordErrors(0, 0)
@@ -148,9 +164,9 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: 
         for path in files:
             in_text = run_scenario(path, flow).passed
             if line is not None:
-                result = await play_over_sip(path, flow, runtime, line=line)
+                result = await play_over_sip(path, flow, runtime, line=line, caller=caller)
             else:
-                result = await play_spoken(path, flow, runtime, fast=fast)
+                result = await play_spoken(path, flow, runtime, fast=fast, caller=caller)
             ok = result.verdict.passed
             passed += ok
             failed += not ok
@@ -162,7 +178,8 @@ def simulate_spoken(files: list[Path], flow, *, as_json: bool, fast: bool, sip: 
             latencies.extend(turns)
             if as_json:
                 data = result.verdict.as_json()
-                data.update({"passes_in_text": in_text, "said": result.said, "heard": result.heard,
+                data.update({"caller_voice": caller.voice, "line": caller.line, "passes_in_text": in_text,
+                             "said": result.said, "heard": result.heard,
                              "word_errors": result.word_errors.errors, "words": result.word_errors.words,
                              "wer": round(result.word_errors.rate, 4),
                              "latency_ms": [round(x) for x in turns]})

@@ -5,8 +5,9 @@ in this process; the caller is a caller agent process (`sip_caller_agent.py`)
 that places a SIP call with the scenario's caller ID. The simulated caller is
 the spoken simulator's: after each agent turn (the service's `turn` event,
 once the reply has played) and once the caller has heard the agent stop
-talking, it picks its line from the script, Piper speaks it through an 8 kHz
-phone filter, and the agent sends it as RTP. The service's engine for the call
+talking, it picks its line from the script, the caller's voice speaks it at
+8 kHz (with the line's noise or lost packets: the G.711 itself is the call's
+codec, so a `clean` line cannot be had here), and the agent sends it as RTP. The service's engine for the call
 is the scenario's (`set_up_scenario`: its clinic, frozen clock and database),
 so afterwards the same checks run as in `play_spoken`.
 
@@ -35,10 +36,12 @@ from typing import Any, Callable
 from ..engine.flow import Flow
 from ..voice import PHONE_RATE, CallEvent
 from .caller import SimulatedCaller
+from .caller_speech import CallerSetup, CallerVoice
+from .line_conditions import line_condition
 from .runner import set_up_scenario
 from .scenario import Scenario
-from .spoken_call import (CALL_LIMIT_S, CallerVoice, SpokenResult, caller_move, caller_phrases, crashed,
-                          judge_spoken, source_scenario, spoken_result)
+from .spoken_call import (CALL_LIMIT_S, SpokenResult, caller_move, caller_phrases, crashed, judge_spoken,
+                          source_scenario, spoken_result)
 from .sip_caller_client import CallerAgent, CallerAgentError
 
 log = logging.getLogger("appliance.sip")
@@ -46,6 +49,17 @@ log = logging.getLogger("appliance.sip")
 CALLER_QUIET_MS = 400       # the caller's agent counts the receptionist done after this much quiet
 AGENT_TALK_LIMIT_S = 30.0   # longest the caller waits for the receptionist to stop talking
 AFTER_HANGUP_S = 20.0       # how long the service may take to report a call over once the line is down
+
+
+class LineNotOverSip(ValueError):
+    pass
+
+
+def check_sip_line(caller: CallerSetup) -> None:
+    """A SIP call is G.711 end to end: a full-band `clean` line cannot be played over it."""
+    if not line_condition(caller.line).band_limited:
+        raise LineNotOverSip(f"the {caller.line!r} line cannot be played over SIP: a SIP call is G.711 itself "
+                             "(8 kHz, µ-law); use g711, noisy or lossy, or --spoken for a clean line")
 
 
 def free_udp_port() -> int:
@@ -202,11 +216,13 @@ async def play_over_sip(source: str | Path | tuple[Scenario, Any], flow: Flow, r
                         on_event: Callable[[CallEvent], None] | None = None,
                         on_said: Callable[[str], None] | None = None, label: str | None = None,
                         record: str | Path | None = None, publisher: Any = None,
-                        limit_s: float = CALL_LIMIT_S) -> SpokenResult:
-    """Play one scenario as a SIP call to `line`; never raises for a broken scenario or call (it fails instead).
+                        limit_s: float = CALL_LIMIT_S, caller: CallerSetup = CallerSetup()) -> SpokenResult:
+    """Play one scenario as a SIP call to `line` by `caller`; never raises for a broken scenario or call (it
+    fails instead; a `clean` line raises LineNotOverSip before any call).
 
     `record`: a stereo WAV of the call as the caller heard it (caller left, receptionist right);
     `publisher`: shows the call in `appliance monitor` (see events.serve_for_demo)."""
+    check_sip_line(caller)
     path, loaded, invalid = source_scenario(source, label)
     if invalid is not None:
         return invalid
@@ -215,21 +231,25 @@ async def play_over_sip(source: str | Path | tuple[Scenario, Any], flow: Flow, r
         database = Path(db_path) if db_path is not None else Path(scratch) / "scenario.db"
         try:
             return await _play(path, scenario, clinic, flow, runtime, line, database, on_event, on_said, record,
-                               publisher, limit_s)
+                               publisher, limit_s, caller)
         except Exception as exc:  # one broken call is that scenario's failure
             return crashed(path, scenario, exc)
 
 
 async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, line: SipLine,
-                database: Path, on_event, on_said, record, publisher, limit_s: float) -> SpokenResult:
-    voice = CallerVoice(runtime, PHONE_RATE)
+                database: Path, on_event, on_said, record, publisher, limit_s: float, caller: CallerSetup
+                ) -> SpokenResult:
     started = time.perf_counter()
+    voice = await asyncio.to_thread(caller.voice_for, runtime, PHONE_RATE, scenario.name, codec=False)
     await asyncio.to_thread(_warm, scenario, clinic, flow, runtime, voice, line.rate)
     warm_s = time.perf_counter() - started
     expected = await line.expect(scenario, clinic, database, on_event, publisher)
     agent = CallerAgent(record=record, rate=PHONE_RATE, quiet_ms=CALLER_QUIET_MS)
     try:
         await agent.start()
+        background = voice.background()
+        if background:
+            await agent.background(background, PHONE_RATE)
         await agent.call(line.uri, caller_id=sip_user(scenario.caller_id))
         summary, said = await asyncio.wait_for(_converse(expected, agent, voice, scenario, on_said), limit_s)
     finally:
@@ -238,7 +258,7 @@ async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime
     if summary is None:
         raise CallerAgentError("the phone service reported no conversation for the call")
     verdict, call_record = await asyncio.to_thread(_judge, path, expected, flow, summary)
-    return spoken_result(verdict, call_record, summary, said, warm_s=warm_s)
+    return spoken_result(verdict, call_record, summary, said, warm_s=warm_s, voice=voice.voice_name)
 
 
 def _warm(scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, voice: CallerVoice, rate: int) -> None:

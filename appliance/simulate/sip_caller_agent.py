@@ -7,6 +7,7 @@ out on stdout, one JSON object a line (logs go to stderr, never stdout):
 
     {"cmd": "call", "uri": "sip:receptionist@127.0.0.1:5070", "caller_id": "+61400000001"}
     {"cmd": "say", "pcm": "/tmp/line.raw", "rate": 8000, "id": 3}   16-bit mono PCM into the call
+    {"cmd": "background", "pcm": "/tmp/room.raw", "rate": 8000}     looped while the caller is quiet
     {"cmd": "dtmf", "digits": "0"}          RFC 2833
     {"cmd": "hangup"}
     {"cmd": "quit"}
@@ -18,6 +19,11 @@ out on stdout, one JSON object a line (logs go to stderr, never stdout):
     {"event": "transferred", "to": "sip:..."}   the far end sent a REFER
     {"event": "ended", "reason": "Normal call clearing", "code": 200, "by": "remote"}
     {"event": "error", "message": "..."}
+
+Over TLS (`--transport tls`, the call's URI with `;transport=tls`) the agent shows `--tls-cert`/`--tls-key`
+when the far end asks for a certificate and checks the far end's against `--tls-ca`; `--srtp optional` or
+`mandatory` offers SRTP (SDES keys), `off` plain RTP. The "media" event names the codec and whether the
+audio is encrypted (`"srtp": true`).
 
 Every event carries `t` (time.time()). Everything the caller hears and says
 goes to a stereo WAV (`--record`; caller left, far end right, one 20 ms frame
@@ -64,10 +70,12 @@ def emit(event: str, **data) -> None:
 class LinePort(pj.AudioMediaPort):
     """The caller's mouth and ear on the conference bridge. Runs on the clock thread: bytes in, bytes out."""
 
-    def __init__(self, rate: int):
+    def __init__(self, rate: int, background: list[bytes] | None = None):
         super().__init__()
         self.frame_bytes = rate * FRAME_MS // 1000 * 2
         self.silence = bytes(self.frame_bytes)
+        self.background = background or [self.silence]   # frames sent in turn while the caller is quiet
+        self._background_at = 0
         self.outgoing: deque = deque()    # (pcm frame, id of the line it ends, or None)
         self.finished: deque = deque()    # ids of lines whose last frame has gone out
         self.sent: deque = deque()        # every frame sent (the recording's left side)
@@ -77,7 +85,9 @@ class LinePort(pj.AudioMediaPort):
         try:
             pcm, ends = self.outgoing.popleft()
         except IndexError:
-            pcm, ends = self.silence, None
+            background = self.background
+            pcm, ends = background[self._background_at % len(background)], None
+            self._background_at = (self._background_at + 1) % len(background)
         frame.type = pj.PJMEDIA_FRAME_TYPE_AUDIO
         frame.buf = pj.ByteVector(pcm)
         frame.size = len(pcm)
@@ -92,11 +102,14 @@ class LinePort(pj.AudioMediaPort):
             self.heard.append(self.silence)
 
     def queue_line(self, pcm: bytes, line_id) -> None:
-        pcm += bytes((-len(pcm)) % self.frame_bytes)
-        size = self.frame_bytes
-        frames = [pcm[i: i + size] for i in range(0, len(pcm), size)] or [self.silence]
+        frames = self.frames_of(pcm)
         for i, chunk in enumerate(frames):
             self.outgoing.append((chunk, line_id if i == len(frames) - 1 else None))
+
+    def frames_of(self, pcm: bytes) -> list[bytes]:
+        pcm += bytes((-len(pcm)) % self.frame_bytes)
+        size = self.frame_bytes
+        return [pcm[i: i + size] for i in range(0, len(pcm), size)] or [self.silence]
 
     def drop_pending(self) -> list:
         """Forget unsent speech; the ids of the lines cut short."""
@@ -228,10 +241,17 @@ class CallerAccount(pj.Account):
         self.agent.notes.append(("incoming", call, None))
 
 
+SRTP_USE = {"off": "PJMEDIA_SRTP_DISABLED", "optional": "PJMEDIA_SRTP_OPTIONAL",
+            "mandatory": "PJMEDIA_SRTP_MANDATORY"}
+
+
 class CallerAgentProcess:
-    def __init__(self, *, rate: int, record: Path | None, bind: str, log_level: int, quiet_ms: int):
+    def __init__(self, *, rate: int, record: Path | None, bind: str, log_level: int, quiet_ms: int,
+                 transport: str = "udp", tls_ca: Path | None = None, tls_cert: Path | None = None,
+                 tls_key: Path | None = None, srtp: str = "off"):
         self.rate = rate
         self.bind = bind
+        self.srtp = srtp
         self.notes: list = []                 # filled by SIP callbacks, read by the loop
         self.commands: queue.Queue = queue.Queue()
         self.recorder = Recorder(record, rate) if record else None
@@ -242,6 +262,7 @@ class CallerAgentProcess:
         self.accounts: list[pj.Account] = []
         self.transfer_legs: list[TransferLeg] = []
         self.port: LinePort | None = None
+        self.background: bytes | None = None  # the caller's room, looped while they are quiet (at `rate`)
         self.hung_up_here = False
         self.running = True
 
@@ -264,11 +285,23 @@ class CallerAgentProcess:
         config.logConfig.writer = self._log_writer
         self.ep.libInit(config)
         self.ep.audDevManager().setNullDev()
-        transport = pj.TransportConfig()
-        transport.boundAddress = bind
-        transport.port = 0
-        self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, transport)
+        udp = pj.TransportConfig()
+        udp.boundAddress = bind
+        udp.port = 0
+        self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, udp)
         self.sip_port = self.ep.transportGetInfo(self.transport_id).localName.rsplit(":", 1)[1]
+        self.call_transport_id = self.transport_id
+        self.contact = ""                     # over TCP or TLS: the listener, where the far end can connect back
+        if transport_name := {"tcp": "TCP", "tls": "TLS"}.get(transport):
+            extra = pj.TransportConfig()
+            extra.boundAddress = bind
+            extra.port = 0
+            if transport == "tls":
+                _tls_client(extra.tlsConfig, tls_ca, tls_cert, tls_key)
+            self.call_transport_id = self.ep.transportCreate(getattr(pj, f"PJSIP_TRANSPORT_{transport_name}"),
+                                                             extra)
+            listener = self.ep.transportGetInfo(self.call_transport_id).localName
+            self.contact = f"{listener};transport={transport}"
         self.ep.libStart()
         self.rtp_base = random.randrange(20000, 60000, 2)
 
@@ -281,6 +314,8 @@ class CallerAgentProcess:
                 self.place_call(command["uri"], str(command.get("caller_id") or ""))
             elif name == "say":
                 self.say(Path(command["pcm"]), int(command.get("rate", self.rate)), command.get("id"))
+            elif name == "background":
+                self.set_background(Path(command["pcm"]), int(command.get("rate", self.rate)))
             elif name == "dtmf":
                 self._need_call().dialDtmf(str(command["digits"]))
                 emit("dtmf_sent", digits=str(command["digits"]))
@@ -309,7 +344,14 @@ class CallerAgentProcess:
         user = caller_id or "anonymous"
         display = f'"{caller_id}" ' if caller_id else '"Anonymous" '
         config.idUri = f"{display}<sip:{user}@{self.bind}:{self.sip_port}>"
-        config.sipConfig.transportId = self.transport_id
+        if self.contact:
+            # pjsip's own Contact names the outgoing connection's port, which is gone once pjsip closes the idle
+            # connection (33 s): the far end's BYE would have nowhere to go
+            config.sipConfig.contactForced = f"<sip:{user}@{self.contact}>"
+        else:                                 # over TCP or TLS, pjsip picks the transport by the call's URI
+            config.sipConfig.transportId = self.transport_id
+        config.mediaConfig.srtpUse = getattr(pj, SRTP_USE[self.srtp])
+        config.mediaConfig.srtpSecureSignaling = 0
         media = config.mediaConfig.transportConfig
         media.boundAddress = self.bind
         media.port = self.rtp_base
@@ -326,6 +368,12 @@ class CallerAgentProcess:
         if rate != self.rate:
             pcm = _resample(pcm, rate, self.rate)
         self.port.queue_line(pcm, line_id if line_id is not None else 0)
+
+    def set_background(self, path: Path, rate: int) -> None:
+        pcm = path.read_bytes()
+        self.background = _resample(pcm, rate, self.rate) if rate != self.rate else pcm
+        if self.port is not None:
+            self.port.background = self.port.frames_of(self.background)
 
     def hang_up(self) -> None:
         call = self._need_call()
@@ -376,6 +424,8 @@ class CallerAgentProcess:
                 audio = call.getAudioMedia(media.index)
                 if self.port is None:
                     port = LinePort(self.rate)
+                    if self.background:
+                        port.background = port.frames_of(self.background)
                     fmt = pj.MediaFormatAudio()
                     fmt.init(pj.PJMEDIA_FORMAT_PCM, self.rate, 1, FRAME_MS * 1000, 16)
                     port.createPort("caller", fmt)
@@ -383,7 +433,7 @@ class CallerAgentProcess:
                 audio.startTransmit(self.port)
                 self.port.startTransmit(audio)
                 call.connected = True
-                emit("media", codec=_codec(call, media.index))
+                emit("media", codec=_codec(call, media.index), srtp=_encrypted(call))
                 return
 
     def _release_media(self) -> None:
@@ -531,6 +581,27 @@ def _resample(pcm: bytes, from_rate: int, to_rate: int) -> bytes:
     return np.interp(positions, np.arange(len(samples)), samples).astype(np.int16).tobytes()
 
 
+def _tls_client(tls, ca: Path | None, cert: Path | None, key: Path | None) -> None:
+    """The agent's side of TLS: its certificate (when the far end asks for one), the far end's checked
+    against `ca` when one is given."""
+    if cert is not None:
+        tls.certFile = str(cert)
+        tls.privKeyFile = str(key)
+    if ca is not None:
+        tls.CaListFile = str(ca)
+        tls.verifyServer = True
+    tls.proto = pj.PJ_SSL_SOCK_PROTO_TLS1_2 | pj.PJ_SSL_SOCK_PROTO_TLS1_3
+
+
+def _encrypted(call: pj.Call) -> bool:
+    """Whether the call's audio runs over SRTP (pjsua's call dump names the media transport's SRTP state)."""
+    try:
+        dump = call.dump(True, "")
+    except pj.Error:
+        return False
+    return "SRTP status: Active" in dump
+
+
 def _codec(call: pj.Call, index: int) -> str:
     try:
         return call.getStreamInfo(index).codecName
@@ -545,9 +616,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bind", default="127.0.0.1", help="address for SIP and RTP")
     parser.add_argument("--quiet-ms", type=int, default=QUIET_MS, help="silence that ends the far end's talking")
     parser.add_argument("--log-level", type=int, default=1, help="pjsip log level on stderr (0-6)")
+    parser.add_argument("--transport", choices=("udp", "tcp", "tls"), default="udp", help="SIP transport for calls")
+    parser.add_argument("--tls-ca", type=Path, help="CA (PEM) the far end's certificate must chain to")
+    parser.add_argument("--tls-cert", type=Path, help="the agent's certificate (PEM), for far ends that ask")
+    parser.add_argument("--tls-key", type=Path, help="the key of --tls-cert (PEM)")
+    parser.add_argument("--srtp", choices=tuple(SRTP_USE), default="off", help="offer SRTP (SDES) on calls")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
     agent = CallerAgentProcess(rate=args.rate, record=args.record, bind=args.bind, log_level=args.log_level,
-                               quiet_ms=args.quiet_ms)
+                               quiet_ms=args.quiet_ms, transport=args.transport, tls_ca=args.tls_ca,
+                               tls_cert=args.tls_cert, tls_key=args.tls_key, srtp=args.srtp)
     agent.run()
     return 0
 

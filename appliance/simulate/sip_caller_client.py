@@ -8,6 +8,13 @@
 
 Every event the agent reports is also put on `caller.events` (an asyncio.Queue
 of dicts), or read with `async for event in caller:`.
+
+Over TLS with SRTP (the URI names the transport; `caller.media` is the agent's "media" event, with
+`"srtp": true` when the audio is encrypted):
+
+    tls = CallerTls(ca=Path("ca.crt"), cert=Path("caller.crt"), key=Path("caller.key"))
+    async with CallerAgent(transport="tls", tls=tls, srtp="mandatory") as caller:
+        await caller.call("sip:receptionist@127.0.0.1:5061;transport=tls")
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import logging
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +42,33 @@ class CallerAgentError(RuntimeError):
     pass
 
 
+@dataclass(frozen=True)
+class CallerTls:
+    """The caller's TLS files (PEM): the CA the far end's certificate must chain to, and the caller's own
+    certificate and key for a far end that asks for one (all optional)."""
+    ca: Path | None = None
+    cert: Path | None = None
+    key: Path | None = None
+
+    def args(self) -> list[str]:
+        pairs = (("--tls-ca", self.ca), ("--tls-cert", self.cert), ("--tls-key", self.key))
+        return [part for flag, path in pairs if path is not None for part in (flag, str(path))]
+
+
 class CallerAgent:
     def __init__(self, *, record: str | Path | None = None, rate: int = 8000, quiet_ms: int | None = None,
-                 bind: str = "127.0.0.1", log_level: int = 1, python: str = sys.executable):
+                 bind: str = "127.0.0.1", log_level: int = 1, python: str = sys.executable,
+                 transport: str = "udp", tls: CallerTls | None = None, srtp: str = "off"):
         self.record = Path(record) if record else None
         self.rate = rate
         self.quiet_ms = quiet_ms
         self.bind = bind
         self.log_level = log_level
         self.python = python
+        self.transport = transport
+        self.tls = tls
+        self.srtp = srtp
+        self.media: dict | None = None              # the "media" event: codec, srtp
         self.port: int | None = None                # the agent's own SIP port
         self.events: asyncio.Queue = asyncio.Queue()
         self.history: list[dict] = []
@@ -72,6 +98,7 @@ class CallerAgent:
             args += ["--record", str(self.record)]
         if self.quiet_ms is not None:
             args += ["--quiet-ms", str(self.quiet_ms)]
+        args += ["--transport", self.transport, "--srtp", self.srtp, *(self.tls.args() if self.tls else [])]
         env = dict(os.environ)
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -156,6 +183,12 @@ class CallerAgent:
             return None
         return await done
 
+    async def background(self, pcm: bytes, rate: int | None = None) -> None:
+        """What the phone sends, looped, while the caller says nothing (the room's noise) instead of silence."""
+        path = Path(self._tmp.name) / "background.raw"
+        path.write_bytes(bytes(pcm))
+        await self._send({"cmd": "background", "pcm": str(path), "rate": rate or self.rate})
+
     async def dtmf(self, digits: str) -> None:
         await self._send({"cmd": "dtmf", "digits": digits})
 
@@ -232,6 +265,8 @@ class CallerAgent:
             self._ready.set_result(event)
         elif kind == "answered":
             self.answered.set()
+        elif kind == "media":
+            self.media = event
         elif kind == "ended":
             self.end = event
             self.speaking = False

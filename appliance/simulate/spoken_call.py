@@ -1,15 +1,17 @@
 """Scenario files played as audio through the whole voice pipeline.
 
 The simulated caller is the text simulator's (`SimulatedCaller`): it answers
-whatever the engine is waiting for. Its lines are spoken with Piper, squeezed
-through an 8 kHz phone line and sent down an in-memory line into the
-pipeline, either in real time (the demo, the benchmark) or as fast as the
-pipeline takes them (`fast=True`, tests). The engine only ever gets what
+whatever the engine is waiting for. Its lines are spoken by one of the caller
+voices (`caller_voices.py`: Piper's joe by default, espeak-ng or flite), put
+through a line (`line_conditions.py`: G.711 by default, or clean, noisy or
+lossy) and sent down an in-memory line into the pipeline, either in real time
+(the demo, the benchmark) or as fast as the pipeline takes them (`fast=True`,
+tests). The engine only ever gets what
 Whisper heard. Afterwards the same checks as the text simulator run against
 the database and the call record, and the caller's lines are scored against
 what was heard (word error rate).
 
-    result = await play_spoken(path, flow, runtime, fast=True)
+    result = await play_spoken(path, flow, runtime, fast=True, caller=CallerSetup("flite-slt", "noisy"))
     print(result.verdict.line(), result.word_errors.rate)
 """
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +27,9 @@ from typing import Any, Callable
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
 from ..voice import (CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming, VoiceCall,
-                     VoiceRuntime, greeting_for, telephone, to_pcm)
+                     VoiceRuntime, greeting_for)
 from .caller import SimulatedCaller
+from .caller_speech import CallerSetup, CallerVoice
 from .runner import PlayedCall, ScenarioResult, judge, set_up_scenario
 from .scenario import InvalidScenario, Scenario, load_scenario
 from .word_error import WordErrors, word_errors
@@ -47,6 +49,7 @@ class SpokenResult:
     tape: CallTape | None = None
     call_record: dict[str, Any] | None = None
     warm_s: float = 0.0
+    voice: str = ""                                     # the caller voice that spoke (its engine's name)
 
     @property
     def heard(self) -> list[str]:
@@ -61,56 +64,6 @@ def caller_phrases(scenario: Scenario) -> list[str]:
         lines.extend(answer if isinstance(answer, list) else [answer])
     lines.extend(item.say for item in script.interjections)
     return list(dict.fromkeys(line for line in lines if line))
-
-
-# Piper reads a lone "A" as the article ("uh"), so "A R O H A" was said "uh R O H A" and Whisper heard
-# "R, O, H, A": in a spelling (two or more lone capitals in a row) the letter is said by its name, in
-# Piper's phonemes
-_SPELLING = re.compile(r"(?<![\w'])[A-Z](?![\w'])(?:[ ,.]+[A-Z](?![\w']))+")
-_LONE_A = re.compile(r"\bA\b")
-_LETTER_A = "[[ ˈeɪ ]]"
-
-
-def letters_said_as_letters(line: str) -> str:
-    """`line` for Piper to speak, with the letter A in a spelling said as a caller says it."""
-    return _SPELLING.sub(lambda m: _LONE_A.sub(_LETTER_A, m.group(0)), line) if "A" in line else line
-
-
-class CallerVoice:
-    """The simulated caller's voice: Piper, through an 8 kHz phone line, at the call's rate.
-
-    A line said again is a new rendition, as a person never says a line twice
-    the same way (Piper samples its timing and pitch afresh each time): a
-    re-asked question gets another chance to be heard, not the same audio."""
-
-    def __init__(self, runtime: VoiceRuntime, rate: int):
-        self.runtime = runtime
-        self.rate = rate
-        self._renditions: dict[str, list[bytes]] = {}
-        self._said: dict[str, int] = {}
-
-    def prepare(self, lines: list[str]) -> None:
-        """Blocking: synthesise each line's first rendition now, so the call itself is not slowed by it."""
-        for line in lines:
-            if line not in self._renditions:
-                self._renditions[line] = [self._render(line)]
-
-    def _render(self, line: str) -> bytes:
-        audio, voice_rate = self.runtime.synthesizer.speak_float(letters_said_as_letters(line))
-        return to_pcm(telephone(audio * 0.8, voice_rate, self.rate))
-
-    def audio(self, line: str) -> bytes:
-        """Blocking: the audio for the next time the caller says `line`."""
-        renditions = self._renditions.setdefault(line, [])
-        turn = self._said.get(line, 0)
-        self._said[line] = turn + 1
-        while len(renditions) <= turn:
-            renditions.append(self._render(line))
-        return renditions[turn]
-
-    async def next_audio(self, line: str) -> bytes:
-        """`audio`, synthesising off the event loop when this rendition is new."""
-        return await asyncio.get_running_loop().run_in_executor(None, self.audio, line)
 
 
 class ScenarioCall:
@@ -129,7 +82,7 @@ class ScenarioCall:
         self.tape = CallTape(rate)
         self.line = CallerLine(rate, fast=fast, tape=self.tape)
         self.transport = LineTransport(self.line, realtime_output=realtime_output, tape=self.tape)
-        self.voice = CallerVoice(runtime, rate)
+        self.voice: CallerVoice | None = None   # made in prepare()
         self.turns: asyncio.Queue = asyncio.Queue()    # TurnTiming of each agent turn once played
         self.speaking: asyncio.Queue = asyncio.Queue() # the kind of each agent utterance as it starts playing
         self.events: list[CallEvent] = []
@@ -141,7 +94,8 @@ class ScenarioCall:
     @classmethod
     async def prepare(cls, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
-                      on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None) -> ScenarioCall:
+                      on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None,
+                      caller: CallerSetup = CallerSetup()) -> ScenarioCall:
         rate = runtime.settings.voice.sample_rate
         host = EngineHost(name=scenario.name[:20])
         rig = cls(scenario, clinic, flow, runtime, host, rate=rate, fast=fast,
@@ -159,7 +113,9 @@ class ScenarioCall:
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
             await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
+            rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
+            rig.line.background = rig.voice.background()
             rig.warm_s = time.perf_counter() - started
         except Exception:
             host.close()
@@ -275,10 +231,10 @@ def source_scenario(source: str | Path | tuple[Scenario, Any], label: str | None
 
 
 def spoken_result(verdict: ScenarioResult, record: dict, summary: CallSummary, said: list[str], *,
-                  tape: CallTape | None = None, warm_s: float = 0.0) -> SpokenResult:
+                  tape: CallTape | None = None, warm_s: float = 0.0, voice: str = "") -> SpokenResult:
     """The verdict with what the caller said scored against what was heard."""
     errors = word_errors(" ".join(said), " ".join(text for text in summary.heard if text))
-    return SpokenResult(verdict, summary, said, errors, tape, record, warm_s)
+    return SpokenResult(verdict, summary, said, errors, tape, record, warm_s, voice)
 
 
 def crashed(path: Path, scenario: Scenario, exc: BaseException) -> SpokenResult:
@@ -325,8 +281,10 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
 async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
-                      label: str | None = None, keep_tape: bool = False, publisher: Any = None) -> SpokenResult:
-    """Play one scenario as a spoken call; never raises for a broken scenario or call (it fails instead)."""
+                      label: str | None = None, keep_tape: bool = False, publisher: Any = None,
+                      caller: CallerSetup = CallerSetup()) -> SpokenResult:
+    """Play one scenario as a spoken call by `caller`; never raises for a broken scenario or call (it fails
+    instead)."""
     path, loaded, invalid = source_scenario(source, label)
     if invalid is not None:
         return invalid
@@ -334,11 +292,11 @@ async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, run
     rig = None
     try:
         rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
-                                         db_path=db_path, on_event=on_event, publisher=publisher)
+                                         db_path=db_path, on_event=on_event, publisher=publisher, caller=caller)
         summary = await rig.run(scripted_caller(on_said))
         verdict, record = await rig.judge(path)
         return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,
-                             warm_s=rig.warm_s)
+                             warm_s=rig.warm_s, voice=rig.voice.voice_name)
     except Exception as exc:  # one broken call is that scenario's failure
         return crashed(path, scenario, exc)
     finally:

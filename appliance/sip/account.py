@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..settings import SipSettings
+from .peers import host_of
 
 log = logging.getLogger("appliance.sip")
 
@@ -60,8 +61,14 @@ def registrar_host(sip: SipSettings) -> str:
     return uri.split(";", 1)[0].split("@")[-1]
 
 
+def digest_realm(sip: SipSettings) -> str:
+    """The one realm the password answers: [sip] realm, else the registrar's host (never "*", which would hand
+    the digest to whoever challenges)."""
+    return sip.realm or host_of(registrar_host(sip))
+
+
 def account_config(sip: SipSettings, *, local_host: str, port: int) -> Any:
-    """The pj.AccountConfig for this mode (RTP ports from [sip] rtp_port and rtp_port_range)."""
+    """The pj.AccountConfig for this mode (RTP ports from [sip] rtp_port and rtp_port_range, SRTP from srtp)."""
     import pjsua2 as pj
 
     cfg = pj.AccountConfig()
@@ -70,6 +77,7 @@ def account_config(sip: SipSettings, *, local_host: str, port: int) -> Any:
     media.portRange = sip.rtp_port_range
     if sip.bind_address not in ("0.0.0.0", "::"):
         media.boundAddress = sip.bind_address
+    _srtp(pj, cfg.mediaConfig, sip)
     if sip.mode == "register":
         host = registrar_host(sip)
         password = read_password(sip.password_file)
@@ -77,11 +85,26 @@ def account_config(sip: SipSettings, *, local_host: str, port: int) -> Any:
         cfg.regConfig.registrarUri = sip.registrar if sip.registrar.startswith("sip") else f"sip:{sip.registrar}"
         cfg.regConfig.timeoutSec = sip.register_expires_s
         cfg.regConfig.retryIntervalSec = 30
-        cred = pj.AuthCredInfo("digest", "*", sip.user, 0, password)
+        cred = pj.AuthCredInfo("digest", digest_realm(sip), sip.user, 0, password)
         cfg.sipConfig.authCreds.append(cred)
     else:
         cfg.idUri = f"sip:appliance@{local_host}:{port}"
     return cfg
+
+
+SRTP_USE = {"off": "PJMEDIA_SRTP_DISABLED", "optional": "PJMEDIA_SRTP_OPTIONAL",
+            "mandatory": "PJMEDIA_SRTP_MANDATORY"}
+
+
+def _srtp(pj: Any, media: Any, sip: SipSettings) -> None:
+    """SRTP with SDES keys. Mandatory with TLS configured also requires the INVITE to come over TLS
+    (srtpSecureSignaling 1): an SRTP key sent over UDP or TCP is readable by anyone on the path, so such a call
+    is refused (488) rather than encrypted in name only."""
+    media.srtpUse = getattr(pj, SRTP_USE[sip.srtp])
+    media.srtpSecureSignaling = 1 if sip.srtp == "mandatory" and "tls" in sip.transports else 0
+    keyings = pj.IntVector()
+    keyings.append(pj.PJMEDIA_SRTP_KEYING_SDES)
+    media.srtpOpt.keyings = keyings
 
 
 def _account_class():
@@ -116,4 +139,6 @@ def log_registration(code: int, reason: str, expiration: int) -> None:
     elif 200 <= code < 300:
         log.info("unregistered from the registrar")
     else:
-        log.warning("registration failed: %d %s (check [sip] registrar, user and password_file)", code, reason)
+        hint = ("realm (the password answers one realm only), user and password_file" if code in (401, 407)
+                else "registrar, user and password_file")
+        log.warning("registration failed: %d %s (check [sip] %s)", code, reason, hint)

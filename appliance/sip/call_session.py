@@ -5,6 +5,12 @@ SIP thread tells it what happens (`media_ready`, `sip_disconnected`, `key`,
 `transfer_status`); it asks the SIP thread for actions through
 `endpoint.post`. The call record is the engine's: a caller who hangs up at any
 point gets the record closed with its outcome.
+
+The conversation (and with it the call record, the monitor's view and any
+callback under the caller's number) starts only once the caller's ACK has
+confirmed the call: an INVITE from a forged address is answered to that
+address, so its sender never sees the 200 and never ACKs. Such a call is
+hung up after ACK_TIMEOUT_S with nothing written.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ log = logging.getLogger("appliance.sip")
 
 RING_S = 0.4                 # rings before answering (and time to build the engine)
 MEDIA_TIMEOUT_S = 10.0
+ACK_TIMEOUT_S = 3.0          # a 200 OK never acknowledged: released (pjsip has resent it at 0.5 and 1.5 s by then)
 TRANSFER_TIMEOUT_S = 8.0     # no answer to the REFER at all: failed
 TRANSFER_ACCEPTED_S = 15.0   # REFER accepted (202) but no final NOTIFY: taken as done
 BYE_WAIT_S = 5.0
@@ -50,7 +57,9 @@ class CallSession:
         self.outcome: str | None = None
         self.summary: Any = None
         self.media = asyncio.Event()
+        self.confirmed = asyncio.Event()     # the caller's ACK arrived
         self.gone = asyncio.Event()          # the SIP dialog is over (BYE, CANCEL, error)
+        self._unacknowledged = False
         self._transfer: asyncio.Future | None = None
         self._transfer_accepted = False
         self._ending = False
@@ -61,7 +70,7 @@ class CallSession:
         self.media.set()
 
     def sip_confirmed(self) -> None:
-        pass
+        self.confirmed.set()
 
     def sip_disconnected(self, code: int) -> None:
         if self.gone.is_set():
@@ -103,6 +112,15 @@ class CallSession:
                 log.info("call %s: the caller hung up while it rang", self.call_id)
                 return
             await self._post(self.phone_call.answer_with, 200)
+            await self._wait_or_gone(self.confirmed.wait(), ACK_TIMEOUT_S)
+            if self.gone.is_set():
+                return
+            if not self.confirmed.is_set():
+                log.warning("call %s: answered but not acknowledged in %.0f s (no ACK): released, nothing written",
+                            self.call_id, ACK_TIMEOUT_S)
+                self._unacknowledged = True
+                return
+            self.service.emit(self.call_id, CallEvent("call_started", data={"caller_id": self.caller_id}))
             await self._wait_or_gone(self.media.wait(), MEDIA_TIMEOUT_S)
             if self.gone.is_set():
                 return
@@ -155,7 +173,9 @@ class CallSession:
         self.service.release_controls(self)
         if self.voice_call is None and self.engine is not None and self.host is not None:
             await self._close_unstarted()
-        if not self.gone.is_set():
+        if self._unacknowledged:
+            await self._post(self.phone_call.drop_unacknowledged)   # no one is listening: free at once
+        elif not self.gone.is_set():
             await self.transport.drained()      # the goodbye has played to the end
             await self._post(self.phone_call.hang_up)
             await self._wait_or_gone(asyncio.sleep(BYE_WAIT_S))
@@ -165,7 +185,10 @@ class CallSession:
             self._write_recording()
         self.service.emit(self.call_id, CallEvent("call_finished", data={"outcome": self.outcome,
                                                                           "summary": self.summary}))
-        log.info("call %s ended: outcome %s", self.call_id, self.outcome)
+        if self.outcome is None:
+            log.info("call %s ended before any conversation", self.call_id)
+        else:
+            log.info("call %s ended: outcome %s", self.call_id, self.outcome)
         self.release_call()
 
     def release_call(self) -> None:
@@ -269,14 +292,7 @@ class CallSession:
         return await asyncio.wrap_future(self.service.endpoint.post(fn, *args))
 
     async def _wait_or_gone(self, awaitable, timeout: float | None = None) -> None:
-        task = asyncio.ensure_future(awaitable)
-        gone = asyncio.ensure_future(self.gone.wait())
-        try:
-            await asyncio.wait({task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for item in (task, gone):
-                if not item.done():
-                    item.cancel()
+        await wait_first(awaitable, self.gone.wait(), timeout=timeout)
 
     def _write_recording(self) -> None:
         folder: Path = self.service.settings.recordings_dir
@@ -286,6 +302,17 @@ class CallSession:
             log.info("call %s: recording written to %s", self.call_id, path)
         except OSError as exc:
             log.error("call %s: the recording could not be written to %s (%s)", self.call_id, folder, exc.strerror)
+
+
+async def wait_first(*awaitables, timeout: float | None = None) -> None:
+    """Until the first of `awaitables` is done (or `timeout`); the others are cancelled."""
+    tasks = [asyncio.ensure_future(item) for item in awaitables]
+    try:
+        await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            if not task.done():
+                task.cancel()
 
 
 def _reason(exc: BaseException) -> str:

@@ -46,7 +46,10 @@ class SipEndpoint:
     def __init__(self, sip: SipSettings, *, clock_rate: int, max_calls: int | None = None, pj_log_level: int = 1):
         self.sip = sip
         self.clock_rate = clock_rate
-        self.max_calls = max_calls or sip.max_calls + 2   # room for the caller who is told the lines are busy
+        # room for the caller who is told the lines are busy, and for calls answered but not yet ACKed; pjsua
+        # gives no more than PJSUA_MAX_CALLS (4 in the wheel, fixed when it was built) whatever is asked
+        self.max_calls = max_calls or max(sip.max_calls + 2, WHEEL_CALL_SLOTS)
+        self.call_slots = self.max_calls        # what pjsua granted, once started
         self.pj_log_level = pj_log_level
         self.ep: Any = None
         self.ports: dict[str, int] = {}        # transport name -> bound port
@@ -60,6 +63,9 @@ class SipEndpoint:
         self._teardown: Callable[[Any], None] | None = None
         self._log_writer: Any = None
         self.housekeeping: Callable[[], None] | None = None    # run on the SIP thread about once a second
+        # SIP thread, for each new incoming request (pj.SipRxData), before pjsua makes a call or its media:
+        # False has pjsua answer 480 at once (invite_screen.py)
+        self.screen_incoming: Callable[[Any], bool] | None = None
 
     # ------------------------------------------------------------ public
 
@@ -186,7 +192,8 @@ class SipEndpoint:
 
         sip = self.sip
         quiet_pjlib(self.pj_log_level)        # else libCreate prints pjlib's start-up lines at level 4-5
-        ep = self.ep = pj.Endpoint()
+        ep = self.ep = _make_endpoint_class()()
+        ep.screen = lambda rdata: self.screen_incoming is None or self.screen_incoming(rdata)
         ep.libCreate()
         cfg = pj.EpConfig()
         cfg.uaConfig.threadCnt = 0
@@ -207,15 +214,27 @@ class SipEndpoint:
         med.noVad = True
         med.ecTailLen = 0
         ep.libInit(cfg)
+        self.call_slots = granted_call_slots(self.max_calls)
+        if sip.max_calls + 1 > self.call_slots:
+            log.warning("[sip] max_calls = %d, but this pjsua2 build handles %d calls at once, the busy line's "
+                        "included: set max_calls to %d or less", sip.max_calls, self.call_slots,
+                        self.call_slots - 1)
         for name in sip.transports:
             kind = _transport_kind(pj, name, sip.bind_address)
             tcfg = pj.TransportConfig()
-            tcfg.port = sip.port
+            tcfg.port = sip.tls_port if name == "tls" else sip.port
             if sip.bind_address not in ("0.0.0.0", "::"):
                 tcfg.boundAddress = sip.bind_address
+            if name == "tls":
+                tls_config(pj, tcfg.tlsConfig, sip)
             try:
                 tid = ep.transportCreate(kind, tcfg)
             except pj.Error as exc:
+                if name == "tls":
+                    raise SipStartError(f"[sip] cannot open TLS on {sip.bind_address}:{tcfg.port} "
+                                        f"({exc.reason.strip()}): check tls_cert_file, tls_key_file and "
+                                        "tls_ca_file (PEM, the key unencrypted and matching the certificate) "
+                                        "and that tls_port is free") from None
                 raise SipStartError(f"[sip] cannot listen on {sip.bind_address}:{sip.port}/{name} "
                                     f"({exc.reason.strip()}): is another SIP service running? "
                                     "Change [sip] port or bind_address") from None
@@ -224,7 +243,8 @@ class SipEndpoint:
         ep.libStart()
         ep.audDevManager().setNullDev()
         self._codec_priorities(ep)
-        log.info("SIP listening on %s port %s (%s)", sip.bind_address, self.port, "+".join(sip.transports))
+        log.info("SIP listening on %s %s", sip.bind_address,
+                 ", ".join(f"{name} port {port}" for name, port in self.ports.items()))
 
     def _codec_priorities(self, ep: Any) -> None:
         wanted = list(self.sip.codecs)
@@ -248,6 +268,22 @@ class SipEndpoint:
             log.exception("libDestroy failed")
         self.ep = None        # the Endpoint wrapper itself, on this thread too
         self._log_writer = None
+
+
+WHEEL_CALL_SLOTS = 4
+
+
+def granted_call_slots(asked: int) -> int:
+    """How many calls pjsua will hold at once (after libInit): `asked`, cut to the build's PJSUA_MAX_CALLS.
+    pjsua2 wraps no getter; the wheel's extension module exports pjsua's `pjsua_call_get_max_count`."""
+    import ctypes
+
+    try:
+        from pjsua2 import _pjsua2
+
+        return int(ctypes.CDLL(_pjsua2.__file__).pjsua_call_get_max_count())
+    except (ImportError, OSError, AttributeError):
+        return asked
 
 
 def quiet_pjlib(level: int) -> bool:
@@ -281,9 +317,30 @@ def _clear_frames(exc: BaseException) -> None:
 
 def _transport_kind(pj: Any, name: str, bind_address: str) -> int:
     v6 = ":" in bind_address
-    if name == "udp":
-        return pj.PJSIP_TRANSPORT_UDP6 if v6 else pj.PJSIP_TRANSPORT_UDP
-    return pj.PJSIP_TRANSPORT_TCP6 if v6 else pj.PJSIP_TRANSPORT_TCP
+    return getattr(pj, f"PJSIP_TRANSPORT_{name.upper()}{'6' if v6 else ''}")
+
+
+def tls_config(pj: Any, tls: Any, sip: SipSettings) -> None:
+    """The TLS transport's certificate, key and CA ([sip] tls_*), TLS 1.2 or newer; with tls_verify_peer, a
+    peer without a certificate the CA vouches for is refused, both ways (the PBX calling in, and the
+    registrar or transfer target the appliance connects to)."""
+    for key in ("tls_cert_file", "tls_key_file", "tls_ca_file"):
+        path = getattr(sip, key)
+        if path is None:
+            continue
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            raise SipStartError(f"[sip] {key}: {path} cannot be read ({exc.strerror})") from None
+    tls.certFile = str(sip.tls_cert_file)
+    tls.privKeyFile = str(sip.tls_key_file)
+    if sip.tls_ca_file is not None:
+        tls.CaListFile = str(sip.tls_ca_file)
+    tls.proto = pj.PJ_SSL_SOCK_PROTO_TLS1_2 | pj.PJ_SSL_SOCK_PROTO_TLS1_3
+    tls.verifyServer = sip.tls_verify_peer
+    tls.verifyClient = sip.tls_verify_peer
+    tls.requireClientCert = sip.tls_verify_peer
 
 
 def _describe(exc: BaseException) -> str:
@@ -306,6 +363,53 @@ def _make_writer_class():
                 (log.error if entry.level <= 1 else log.warning)("pjsip: %s", text)
 
     return Writer
+
+
+REFUSAL_HINTS = {
+    406: "the call did not come over TLS, which [sip] srtp = \"mandatory\" with TLS requires",
+    488: "its audio offer does not meet [sip] srtp or codecs (plain RTP to srtp = \"mandatory\"?)",
+    486: "every call slot is in use",
+}
+SILENT_REFUSALS = (480,)        # invite_screen.py's, logged there, a line per flood rather than per INVITE
+
+
+def _make_endpoint_class():
+    import pjsua2 as pj
+
+    from .peers import host_of
+
+    class Endpoint(pj.Endpoint):
+        """pjsua2's Endpoint, screening new requests before pjsua acts on them (`screen`), and telling the
+        journal what pjsip refuses on its own (by address only: the INVITE's caller ID is not logged)."""
+
+        screen: Callable[[Any], bool] | None = None
+        refused: dict[int, int] | None = None       # refusals by code, so a flood is a line per 100, not each
+
+        def onSelectAccount(self, prm):
+            if self.screen is not None and not self.screen(prm.rdata):
+                prm.accountIndex = -1           # PJSUA_INVALID_ID: pjsua answers 480 statelessly
+
+        def onRejectedIncomingCall(self, prm):
+            code = int(prm.statusCode)
+            if code in SILENT_REFUSALS:
+                return
+            if self.refused is None:
+                self.refused = {}
+            count = self.refused[code] = self.refused.get(code, 0) + 1
+            if count == 1 or count % 100 == 0:
+                hint = REFUSAL_HINTS.get(code, str(prm.reason).strip())
+                log.warning("refused a call from %s: %d (%s)%s", host_of(str(prm.rdata.srcAddress)), code, hint,
+                            f"; {count} refused with {code} so far" if count > 1 else "")
+
+        def onTransportState(self, prm):
+            tls = prm.tlsInfo
+            if tls.isEmpty() or not tls.verifyStatus:
+                return
+            problems = "; ".join(str(m) for m in tls.verifyMsgs) or f"status {tls.verifyStatus}"
+            log.warning("TLS peer %s: its certificate was not accepted (%s)", host_of(str(tls.remoteAddr)),
+                        problems)
+
+    return Endpoint
 
 
 class _JournalLogWriter:

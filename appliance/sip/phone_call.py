@@ -16,6 +16,8 @@ import asyncio
 import logging
 from typing import Any
 
+from .dialog_release import release_dialog
+from .sip_text import dialog_tag
 from .media import OutgoingAudio, create_call_port, retire_port
 
 log = logging.getLogger("appliance.sip")
@@ -50,6 +52,11 @@ class CallHandle:
         if call is not None:
             call.hang_up(code)
 
+    def drop_unacknowledged(self) -> None:
+        call = self._call()
+        if call is not None:
+            call.drop_unacknowledged()
+
     def transfer_to(self, uri: str) -> None:
         call = self._call()
         if call is None:
@@ -80,6 +87,10 @@ def _call_class():
             self.disconnected = False
             self.on_gone = on_gone              # the service drops its reference (SIP thread, after this callback)
             self._media_told = False
+            self.confirmed = False
+            self.sip_call_id = ""
+            self.remote_tag = ""                # the caller's dialog tag (From), set from the INVITE
+            self.local_tag = ""                 # ours (To), from the 200 OK we sent
 
         # ------------------------------------------------------------ callbacks (SIP thread: keep trivial)
 
@@ -103,7 +114,11 @@ def _call_class():
                 if self.on_gone is not None:
                     self.on_gone(self)
             elif state == pj.PJSIP_INV_STATE_CONFIRMED:
+                self.confirmed = True
                 self._tell("sip_confirmed")
+            elif state == pj.PJSIP_INV_STATE_CONNECTING and prm.e.type == pj.PJSIP_EVENT_TSX_STATE:
+                self.sip_call_id = str(info.callIdString)
+                self.local_tag = dialog_tag(str(prm.e.body.tsxState.tsx.lastTx.wholeMsg), "To")
 
         def onCallMediaState(self, prm):
             info = self.getInfo()          # kept alive while its media list is read
@@ -142,6 +157,21 @@ def _call_class():
             op.statusCode = code
             if reason:
                 op.reason = reason
+            try:
+                self.answer(op)
+            except pj.Error as exc:     # the caller gave up (CANCEL, timeout) before this answer went out
+                log.info("call %s: not answered %d: %s", self.label, code, exc.reason.strip())
+
+        def refuse(self, code: int, headers: dict[str, str]) -> None:
+            """A final response `code` with `headers` to an INVITE not answered yet (hang_up cannot carry
+            headers there: pjsua drops them when it ends the session from onIncomingCall)."""
+            op = pj.CallOpParam(True)
+            op.statusCode = code
+            for name, value in headers.items():
+                header = pj.SipHeader()
+                header.hName = name
+                header.hValue = value
+                op.txOption.headers.append(header)
             self.answer(op)
 
         def hang_up(self, code: int = 0) -> None:
@@ -155,6 +185,13 @@ def _call_class():
                 self.hangup(op)
             except pj.Error as exc:
                 log.debug("call %s: hangup: %s", self.label, exc.reason)
+
+        def drop_unacknowledged(self) -> None:
+            """Hang up a call whose 200 OK was never ACKed, and have pjsip let it go now (dialog_release.py)."""
+            confirmed = self.confirmed
+            self.hang_up()
+            if not confirmed and not release_dialog(self.sip_call_id, self.local_tag, self.remote_tag):
+                log.debug("call %s: pjsip keeps the unacknowledged dialog until its own timeout", self.label)
 
         def transfer_to(self, uri: str) -> None:
             self.xfer(uri, pj.CallOpParam(True))

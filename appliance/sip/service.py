@@ -9,10 +9,15 @@ How the pieces fit:
       └─ SipEndpoint (endpoint.py)    ── one pj.Endpoint on its own "sip-endpoint" thread (libHandleEvents)
             └─ account.py             ── peer mode (local account) or register mode (digest auth)
 
-    INVITE ─► account.onIncomingCall (SIP thread) ─► peers.py: not allowed ─► 403
+    INVITE ─► Endpoint.onSelectAccount (SIP thread) ─► invite_screen.py: over the address's bucket (invite_limit.py)
+                                                     or not in allowed_peers (peers.py) ─► refused below, or 480
+                                                     at once past the refusals budget (no call, no media)
+           ─► account.onIncomingCall (SIP thread) ─► refused: 503 Retry-After (rate limit) or 403 (peer)
                                                   ─► max_calls reached ─► busy line + callback request (or 486)
                                                   ─► PhoneCall (phone_call.py) + CallSession (call_session.py)
-    CallSession: 180, engine_factory(call_info) on the call's EngineHost thread, 200, media up ─►
+    CallSession: 180, engine_factory(call_info) on the call's EngineHost thread, 200, ACK (none in
+        ACK_TIMEOUT_S: hung up, nothing written: the INVITE's caller ID is only believed once the dialog is
+        confirmed), media up ─►
         VoiceCall(SipTransport) ── media.py's CallAudioPort moves 20 ms frames between the bridge and the
         transport (call_soon_threadsafe in, a deque out); keypad.py turns DTMF into a caller turn;
         the engine's transfer ─► REFER (xfer); the goodbye drains ─► BYE; caller BYE ─► record closed at once.
@@ -39,6 +44,7 @@ import logging
 import signal
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable
 
@@ -47,12 +53,17 @@ from ..settings import Settings
 from .account import SipConfigError, log_registration, registrar_host
 from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
+from .invite_limit import InviteLimiter
+from .invite_screen import InviteScreen
 from .peers import PeerFilter, host_of
+from .sip_text import dialog_tag, header_value
 
 log = logging.getLogger("appliance.sip")
 
 BUSY_LINE = ("Thank you for calling. All our lines are busy right now. We have your number and will call you "
              "back shortly. Goodbye.")
+BUSY_NO_CALLBACK_LINE = "Thank you for calling. All our lines are busy right now. Please call again shortly. Goodbye."
+CALLBACK_DEDUP = timedelta(hours=1)   # a busy caller who tries again within this gets no second callback row
 STOP_TIMEOUT_S = 15.0
 TEARDOWN_CALLS_S = 3.0       # at most this long for hung-up calls to reach DISCONNECTED before libDestroy
 
@@ -71,14 +82,18 @@ class PhoneService:
         self.serve_monitor = serve_monitor
         self.rate = settings.voice.sample_rate
         self.port: int | None = None
-        self.peers = PeerFilter(settings.sip.allowed_peers)
+        self.screen = InviteScreen(PeerFilter(settings.sip.allowed_peers),
+                                   InviteLimiter(burst=settings.sip.invite_burst,
+                                                 per_min=settings.sip.invite_rate_per_min))
         self.endpoint = SipEndpoint(settings.sip, clock_rate=self.rate)
+        self.endpoint.screen_incoming = self._screen
         self.loop: asyncio.AbstractEventLoop | None = None
         self.feed: Any = None
         self.sessions: dict[str, Any] = {}          # call_id -> CallSession (event loop)
         self._tasks: set[asyncio.Task] = set()
         self._starting: set[str] = set()            # accepted on the SIP thread, session not made yet
         self._phone_calls: dict[str, Any] = {}      # label -> PhoneCall, kept alive until disconnected (SIP thread)
+        self._disconnected: list[str] = []          # labels of calls to let go of (_gone)
         self._account: Any = None
         self._flow: Any = None
         self._clinic: Any = None
@@ -176,7 +191,7 @@ class PhoneService:
         runtime: VoiceRuntime = self.runtime
         started = time.perf_counter()
         runtime.warm_clinic(greeting or "", self.rate)
-        runtime.speech_cache.warm([BUSY_LINE, SHUTDOWN_LINE], self.rate)
+        runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE], self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)
 
     def _serve_monitor(self, db_path: Path) -> None:
@@ -324,7 +339,17 @@ class PhoneService:
         call = make_phone_call(account, prm.callId, loop=self.loop, rate=self.rate, label=call_id,
                                registry=self._phone_calls, on_gone=self._gone)
         self._phone_calls[call_id] = call
-        if not self.peers.allows(source):
+        invite = str(prm.rdata.wholeMsg)
+        call.remote_tag = dialog_tag(invite, "From")
+        refusal = self.screen.refusal(header_value(invite, "Call-ID"))
+        if refusal is not None and refusal.code == 503:
+            refused = self.screen.refused_in_a_row(source)
+            if refused == 1 or refused % 100 == 0:
+                log.warning("rate limit: %d new call(s) in a row from %s refused (503; [sip] invite_burst, "
+                            "invite_rate_per_min)", refused, host_of(source))
+            call.refuse(503, {"Retry-After": str(refusal.retry_after)})
+            return
+        if refusal is not None:
             log.warning("refused a call from %s: not in [sip] allowed_peers (403)", host_of(source))
             call.hang_up(403)
             return
@@ -341,17 +366,37 @@ class PhoneService:
         self._starting.add(call_id)
         self.loop.call_soon_threadsafe(self._begin, handle, call_id, number, source)
 
+    def _screen(self, rdata: Any) -> bool:
+        """SIP thread, before pjsua makes a call for a new request: see invite_screen.py."""
+        self._forget_disconnected()
+        message = str(rdata.wholeMsg)
+        if not message.startswith("INVITE "):
+            return True
+        if self.screen.admit(str(rdata.srcAddress), header_value(message, "Call-ID")):
+            return True
+        dropped = self.screen.dropped
+        if dropped == 1 or dropped % 500 == 0:
+            log.warning("INVITE flood: %d new call(s) refused with 480 before any call was made (over the rate "
+                        "limit or not an allowed peer, faster than %d refusals a second)", dropped,
+                        self.screen.refusals.per_s)
+        return False
+
     def _pending_sessions(self) -> int:
         return len(self._starting)
 
     def _gone(self, call: Any) -> None:
-        """SIP thread, in DISCONNECTED: drop the only reference once the callback has returned, so the
-        pj.Call is destroyed here and now (before pjsua can give its id to another call)."""
-        self.endpoint.post(self._forget, call.label)
+        """SIP thread, in DISCONNECTED: the registry lets go of the call once this callback has returned, at
+        the next posted job or before pjsua makes its next call, whichever comes first: pjsua reuses call ids,
+        and a stale pj.Call's destructor hangs up whichever call has its id by then (seen under a flood, where
+        the next INVITE came within the same libHandleEvents)."""
+        self._disconnected.append(call.label)
+        self.endpoint.post(self._forget_disconnected)
 
-    def _forget(self, label: str) -> None:
-        """SIP thread: the registry lets go of a disconnected call (returns None: no future holds the call)."""
-        self._phone_calls.pop(label, None)
+    def _forget_disconnected(self) -> None:
+        """SIP thread, outside any call's callback: the pj.Calls of disconnected calls are destroyed here
+        (returns None: no future holds a call)."""
+        while self._disconnected:
+            self._phone_calls.pop(self._disconnected.pop(), None)
 
     def _begin(self, call: Any, call_id: str, number: str, source: str) -> None:
         from .call_session import CallSession
@@ -362,7 +407,6 @@ class PhoneService:
         if call.disconnected:
             session.sip_disconnected(0)
         self.sessions[call_id] = session
-        self.emit(call_id, _event("call_started", caller_id=number))
         task = self.loop.create_task(self._run_session(session))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -377,25 +421,38 @@ class PhoneService:
 
     def _busy(self, call: Any, call_id: str, number: str) -> None:
         """One caller too many: a short spoken message and a callback request, or 486 when that cannot be done."""
-        pcm = self.runtime.speech_cache.get(BUSY_LINE, self.rate)
-        if not number or pcm is None or self.settings.paths.database is None:
+        cache = self.runtime.speech_cache
+        pcm, fallback = cache.get(BUSY_LINE, self.rate), cache.get(BUSY_NO_CALLBACK_LINE, self.rate)
+        if not number or pcm is None or fallback is None or self.settings.paths.database is None:
             log.info("call %s: all lines busy, no number to call back: 486", call_id)
             call.hang_up(486)
             return
-        log.info("call %s: all lines busy: message and callback request", call_id)
+        log.info("call %s: all lines busy: answering with the busy message", call_id)
         handle = call.handle
-        self.loop.call_soon_threadsafe(lambda: self.loop.create_task(self._busy_call(handle, call_id, number, pcm)))
+        self.loop.call_soon_threadsafe(
+            lambda: self.loop.create_task(self._busy_call(handle, call_id, number, pcm, fallback)))
 
-    async def _busy_call(self, call: Any, call_id: str, number: str, pcm: bytes) -> None:
-        try:
-            await asyncio.to_thread(self._callback_request, call_id, number)
-        except Exception as exc:
-            log.warning("call %s: the callback request could not be written (%s): 486", call_id, type(exc).__name__)
-            await asyncio.wrap_future(self.endpoint.post(call.hang_up, 486))
-            return
+    async def _busy_call(self, call: Any, call_id: str, number: str, pcm: bytes, fallback: bytes) -> None:
+        """Answer; once the caller's ACK confirms the call (and so the number), the callback request, then the
+        message and BYE."""
+        from .call_session import ACK_TIMEOUT_S
+
         line = _BusyLine()
         call.session = line
         await asyncio.wrap_future(self.endpoint.post(call.answer_with, 200))
+        if not await line.wait_confirmed(ACK_TIMEOUT_S):
+            log.warning("call %s: answered but not acknowledged in %.0f s (no ACK): released, nothing written",
+                        call_id, ACK_TIMEOUT_S)
+            await asyncio.wrap_future(self.endpoint.post(call.drop_unacknowledged))
+            call.release()
+            return
+        try:
+            request = await asyncio.to_thread(self._callback_request, call_id, number)
+            log.info("call %s: all lines busy: callback request %s", call_id, request)
+        except Exception as exc:
+            log.warning("call %s: the callback request could not be written (%s): asked to call again", call_id,
+                        type(exc).__name__)
+            pcm = fallback
         try:
             await asyncio.wait_for(line.media.wait(), 5.0)
         except asyncio.TimeoutError:
@@ -417,7 +474,7 @@ class PhoneService:
         db = open_database(self.settings.paths.database)
         try:
             return ClinicStore(db).add_callback_request(call_id=None, patient_id=None, name=None, phone=number,
-                                                       reason="all lines busy")
+                                                       reason="all lines busy", unless_open_within=CALLBACK_DEDUP)
         finally:
             db.conn.close()
 
@@ -466,6 +523,7 @@ class _BusyLine:
 
     def __init__(self):
         self.media = asyncio.Event()
+        self.confirmed = asyncio.Event()
         self.gone = asyncio.Event()
 
     def media_ready(self) -> None:
@@ -475,7 +533,14 @@ class _BusyLine:
         self.gone.set()
 
     def sip_confirmed(self) -> None:
-        pass
+        self.confirmed.set()
+
+    async def wait_confirmed(self, timeout: float) -> bool:
+        """True once the caller's ACK has confirmed the call; False when it hung up or never ACKed."""
+        from .call_session import wait_first
+
+        await wait_first(self.confirmed.wait(), self.gone.wait(), timeout=timeout)
+        return self.confirmed.is_set() and not self.gone.is_set()
 
     def key(self, _digit: str) -> None:
         pass

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
@@ -37,6 +36,7 @@ from appliance.domain import (
     Slot,
     TimeRange,
     TimeWindow,
+    fold_name,
 )
 from appliance.store.slot_policy import BookingIndex, SlotOffer, eligible_practitioners, is_candidate, offer_from_index
 
@@ -104,10 +104,8 @@ def _second_text(moment: datetime) -> str:
 
 
 def name_key(text: str) -> str:
-    """How names are compared: case-folded, accents and extra spaces ignored."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().split())
+    """How names are compared (`domain.fold_name`): case and accents folded, extra spaces ignored."""
+    return fold_name(text)
 
 
 class ClinicStore:
@@ -364,15 +362,16 @@ class ClinicStore:
         return [_patient(row) for row in self._rows("SELECT * FROM patients WHERE dob = ? ORDER BY rowid", [dob.isoformat()])]
 
     def patients_named(self, first: str | None, last: str) -> list[PatientRecord]:
-        """Patients whose last name (and first name, when given) match, ignoring case and accents."""
+        """Patients whose last name (and first given name, when given) match, ignoring case and accents."""
         if not last or not name_key(last):
             return []
-        sql = "SELECT * FROM patients WHERE name_key(last_name) = ?"
-        params = [name_key(last)]
+        rows = self._rows("SELECT * FROM patients WHERE name_key(last_name) = ? ORDER BY rowid", [name_key(last)])
+        patients = [_patient(row) for row in rows]
         if first and name_key(first):
-            sql += " AND name_key(first_name) = ?"
-            params.append(name_key(first))
-        return [_patient(row) for row in self._rows(sql + " ORDER BY rowid", params)]
+            # the first given name is enough: "Jane" on file is "Jane Ann" said, and the other way round
+            wanted = name_key(first).split()[0]
+            patients = [p for p in patients if name_key(p.first_name).split()[:1] == [wanted]]
+        return patients
 
     def create_patient(
         self, *, first_name: str, last_name: str, dob: date, phone: str | None, call_id: str | None = None
@@ -593,13 +592,25 @@ class ClinicStore:
         phone: str | None,
         reason: str | None,
         urgency: str = "normal",
+        unless_open_within: timedelta | None = None,
     ) -> str:
+        """The new request's id. `unless_open_within`: when an open request with the same phone and reason was
+        made that recently, that one's id instead, and nothing is written (one row for a caller who tries
+        again and again)."""
         if urgency not in ("normal", "urgent"):
             raise ValueError(f"urgency must be 'normal' or 'urgent', not {urgency!r}")
         callback_id = self._new_id("cb")
+        phone = self._normal_phone(phone, strict=False)
+        now = self.now()
         with self._write():
             if patient_id is not None and self.patient(patient_id) is None:
                 raise PatientNotFound(f"no patient {patient_id!r}")
+            if unless_open_within is not None and phone is not None:
+                rows = self._rows("SELECT id FROM callback_requests WHERE status = 'open' AND phone = ? "
+                                  "AND reason IS ? AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
+                                  [phone, reason, _second_text(now - unless_open_within)])
+                if rows:
+                    return rows[0]["id"]
             self._insert(
                 "callback_requests",
                 {
@@ -607,10 +618,10 @@ class ClinicStore:
                     "call_id": call_id,
                     "patient_id": patient_id,
                     "name": name,
-                    "phone": self._normal_phone(phone, strict=False),
+                    "phone": phone,
                     "reason": reason,
                     "urgency": urgency,
-                    "created_at": _second_text(self.now()),
+                    "created_at": _second_text(now),
                     "status": "open",
                 },
             )

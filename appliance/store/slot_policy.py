@@ -174,7 +174,7 @@ def offer_from_index(
             if inside or len(after) >= count:
                 break
         for start, end in _starts_in(day, hours.get(day.weekday(), ()), length):
-            if start <= now:
+            if start <= now or day in window.not_on:   # a day the caller cannot do is never offered, even after
                 continue
             is_inside = window.contains(start)
             if not is_inside and (start < fallback_from or len(after) >= count):

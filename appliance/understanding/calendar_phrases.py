@@ -221,7 +221,41 @@ def find_days(tokens: tuple[str, ...], now: datetime, region: Region) -> list[Da
             i = mention.end_index
         else:
             i += 1
-    return found
+    return _weekday_in_week(tokens, found)
+
+
+_JOINING = frozenset({"of", "on", "in", "the", "morning", "afternoon", "evening", "arvo"})
+
+
+def _weekday_in_week(tokens: tuple[str, ...], found: list[DayMention]) -> list[DayMention]:
+    """"Monday next week", "next week on Monday", "Monday of the week after": the weekday in that week, as one
+    mention, rather than the coming Monday and a whole week."""
+    out: list[DayMention] = []
+    k = 0
+    while k < len(found):
+        one = found[k]
+        two = found[k + 1] if k + 1 < len(found) else None
+        if two is not None and set(tokens[one.end_index:two.start]) <= _JOINING:
+            day, week = (one, two) if _is_weekday(one) and _is_week(two) else (two, one) \
+                if _is_weekday(two) and _is_week(one) else (None, None)
+            if day is not None:
+                target = week.first + timedelta(days=(day.first.weekday() - week.first.weekday()) % 7)
+                if week.first <= target < week.end:
+                    out.append(DayMention(target, target + timedelta(days=1), f"{day.label} {week.label}",
+                                          one.start, two.end_index, day.part or week.part))
+                    k += 2
+                    continue
+        out.append(one)
+        k += 1
+    return out
+
+
+def _is_weekday(mention: DayMention) -> bool:
+    return (mention.end - mention.first).days == 1 and mention.label.lower() in WEEKDAYS
+
+
+def _is_week(mention: DayMention) -> bool:
+    return (mention.end - mention.first).days == 7
 
 
 def may_name_days(ct) -> bool:

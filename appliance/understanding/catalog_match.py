@@ -291,7 +291,7 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
             prev = canon[i - 1] if i > 0 else ""
             nxt = ct.tokens[origin[j - 1] + 1] if origin[j - 1] + 1 < len(ct.tokens) else ""
             return prev in _PRACTITIONER_CUES or nxt == "'s"
-        # partial location name: "the hill one", "hill road"
+        # partial location name: "the second street one", "second street"
         prev = canon[i - 1] if i > 0 else ""
         nxt = canon[j] if j < n else ""
         return question.wants("location") or nxt in _LOCATION_CUES_AFTER or prev in ("the", "at")
@@ -331,7 +331,7 @@ def _mention(ct: CallerText, origin: list[int], kind: str, id_: str, i: int, j: 
 
 
 def _negated(ct: CallerText, start: int) -> bool:
-    """"not Dr Roe", "not with Dr Roe", "anyone but Jane", "rather than the hill one"."""
+    """"not Dr Roe", "not with Dr Roe", "anyone but Jane", "rather than the second street one"."""
     clause_start = ct.clause_of(start)[0]
     before = ct.tokens[max(clause_start, start - 2):start]
     if "not" in before or "except" in before or "than" in before or (before and before[-1] == "no"):

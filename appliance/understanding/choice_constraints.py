@@ -13,6 +13,7 @@ from datetime import date, datetime, time
 
 from ..domain import Region
 from .calendar_phrases import DayMention, find_days
+from .refused_days import refused_here
 from .catalog_match import CatalogFindings
 from .clock_times import ClockTime, find_times
 from .normalise import CallerText
@@ -37,6 +38,8 @@ _NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|lat
 _ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
                   r"do not mind|does not matter|no preference|not fussed|both (?:are|is|would be|sound) "
                   r"(?:fine|good|ok|great)|whatever|i am easy|you choose|you pick|dealer's choice)\b")
+# "I can't do Friday either", "that doesn't work either": the other one is no good too
+_NOT_EITHER = re.compile(r"\b(?:not|no good|none of \w+)(?: \w+){0,4} either\b")
 _NONE = re.compile(r"\b(?:neither|none of (?:them|those|these|the)|no not those)\b")
 _PART_WORDS = {"morning": (time(0), time(12)), "afternoon": (time(12), time(17)), "evening": (time(17), time(23, 59)),
                "arvo": (time(12), time(17))}
@@ -44,6 +47,7 @@ _RANGE_WORDS = frozenset({"after", "before", "from", "until", "till", "by", "pas
 # "the eight thirty one" heard as "the date 31": at a pick among read-out times, "date" before a number is eight
 _EIGHT_HEARD = frozenset({"date", "ate"})
 _ECHO_MAX_TOKENS = 5    # digits are read this way only from a short answer, never out of a sentence
+_WEEKDAY_NAMES = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
 _NOT_TIME_AFTER = frozenset({"of", "minutes", "mins", "hours", "weeks", "days", "people", "appointments", "times",
                              "ones", "options", "slots"})
 
@@ -54,6 +58,7 @@ class Constraints:
     not_position: str | None = None      # "not the first one"
     times: tuple[ClockTime, ...] = ()
     days: tuple[tuple[date, date], ...] = ()   # [first, end) ranges
+    weekdays: tuple[int, ...] = ()             # a weekday said alone ("the one on Thursday"), Monday = 0
     practitioner_id: str | None = None
     location_id: str | None = None
     service_ids: tuple[str, ...] = ()
@@ -114,9 +119,12 @@ def read_constraints(
 
     found_days = find_days(tokens, now, region) if days is None else days
     # a lone "2nd" or "the second" picks the second of the slots offered, not the 2nd of the month
+    found_days = [d for d in found_days if not refused_here(ct, d.start, d.end_index)]   # "I can't do Friday"
     day_ranges = tuple((d.first, d.end) for d in found_days if ok(d.start, d.end_index)
                        and not (position and tokens[d.end_index - 1] in _ORDINAL_POSITIONS
                                 and d.end_index - d.start <= 2))
+    weekdays = tuple(d.first.weekday() for d in found_days if ok(d.start, d.end_index)
+                     and (d.end - d.first).days == 1 and d.label.lower() in _WEEKDAY_NAMES)
     part = None
     for k, tok in enumerate(tokens):
         if tok in _PART_WORDS and ok(k, k + 1):
@@ -139,11 +147,12 @@ def read_constraints(
         not_position=not_position,
         times=tuple(picked_times),
         days=day_ranges,
+        weekdays=weekdays,
         practitioner_id=first_of("practitioner"),
         location_id=first_of("location"),
         service_ids=services,
         part=part,
-        any_is_fine=_ANY.search(text) is not None,
+        any_is_fine=_ANY.search(text) is not None and not _NOT_EITHER.search(text),
         none_of_them=_NONE.search(text) is not None,
     )
 
@@ -190,7 +199,9 @@ def filter_by(
         # "eight" fits 8:00 and 20:00: a clinic means the usual reading (8am)
         narrow(lambda i: any(starts[i].time() == t.resolved() for t in c.times))
     if c.days and not narrow(lambda i: any(a <= starts[i].date() < b for a, b in c.days)):
-        return None
+        # "the one on Thursday" picks among what was read out: the Thursday listed, not only the next one
+        if not (c.weekdays and narrow(lambda i: starts[i].weekday() in c.weekdays)):
+            return None
     if c.practitioner_id and not narrow(lambda i: practitioners[i] == c.practitioner_id):
         return None
     if c.location_id and not narrow(lambda i: locations[i] == c.location_id):

@@ -80,13 +80,14 @@ def _pair(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:
 
 
 def _digit_pairs(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
-    """ "oh four oh three eighty five", "zero four zero three nineteen eighty five"."""
+    """ "oh four oh three eighty five", "zero four zero three nineteen eighty five", and, before a whole year,
+    a day or month said as one word: "fourteen two nineteen seventy five"."""
     toks = ct.tokens
     for i in range(len(toks)):
-        first = _pair(toks, i)
+        first, first_single = _pair_or_single(toks, i)
         if first is None:
             continue
-        second = _pair(toks, first[1])
+        second, second_single = _pair_or_single(toks, first[1])
         if second is None:
             continue
         said = year(toks, second[1], two_digit=True)
@@ -97,6 +98,8 @@ def _digit_pairs(ct: CallerText, today: date, region: Region) -> tuple[date, int
             continue
         day, month = pair
         value, short, end = said
+        if short and (first_single or second_single):
+            continue   # "four two eighty five" is too loose to be a date; with the whole year it is one
         if short:
             value = full_year(value, month, day, today)
             if value is None:
@@ -105,6 +108,16 @@ def _digit_pairs(ct: CallerText, today: date, region: Region) -> tuple[date, int
         if born is not None:
             return born, i, end
     return None
+
+
+def _pair_or_single(tokens: tuple[str, ...], i: int) -> tuple[tuple[int, int] | None, bool]:
+    """A day or month as `_pair` reads it, or else a single number word ("two"): (value, next), single."""
+    got = _pair(tokens, i)
+    if got is not None:
+        return got, False
+    if i < len(tokens) and tokens[i] in UNITS and UNITS[tokens[i]] > 0:
+        return (UNITS[tokens[i]], i + 1), True
+    return None, False
 
 
 def _spaced_numbers(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:

@@ -5,8 +5,8 @@ is", "surname's", "first name", "this is Jon Smyth", "Jane Doe
 speaking", "I'm Jane" where that is clearly a name), and from the bare
 words only when the agent asked for a name (the question's `name_part`:
 full, first, last or spelling). Ordinary words ("yes", "um", "appointment",
-"tomorrow", a service or place) never become a name. Middle names are
-dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
+"tomorrow", a service or place) never become a name. Given names are
+kept as said ("Thu Hà Đặng": given names "Thu Hà"), a middle initial dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
 "S-M-Y-T-H", "s as in sugar", "double t") are returned upper case, and
 correct the name word they spell.
 """
@@ -26,7 +26,7 @@ _LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "ai
                  "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
                  "queue": "q", "ar": "r", "ess": "s", "tee": "t", "vee": "v", "ex": "x", "wye": "y", "zed": "z",
                  "zee": "z"}
-_NAME_TOKEN = re.compile(r"^[a-z][a-z']*[a-z]$")
+_NAME_TOKEN = re.compile(r"^[^\W\d_](?:[^\W\d_]|')*[^\W\d_]$")   # letters of any script, inner apostrophes
 _NOT_NAME_SUFFIX = re.compile(r"(?:ing|ly|ous|ful|able|ible|ive|ness|ment|ated|ted|sed|red|ied|ped|ked)$")
 
 _FIRST_MARKER = re.compile(r"\b(?:first|given|christian|fore) ?name(?: is| it is| would be| should be)?\b")
@@ -212,6 +212,7 @@ class _Run:
     ambiguous: bool            # every word is also an ordinary word
 
 
+_ARTICLES = frozenset({"an", "the"})
 _TITLES = frozenset({"mr", "mrs", "ms", "miss", "mx", "dr", "doctor", "prof", "professor", "sir", "madam", "master"})
 
 
@@ -243,7 +244,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             words.append(tok)
             j += 1
             continue
-        if not _name_like(tok, blocked):
+        if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)):
             break
         if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS:
             break
@@ -255,17 +256,23 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
     return _Run(tuple(parts), i, j, all(_ambiguous(w) for w in words))
 
 
+def _article_ending_clause(ct: CallerText, j: int) -> bool:
+    """An article never ends a clause, so one ending it after name words is a name ("Jane Doe an")."""
+    end = j + 1
+    return ct.tokens[j] in _ARTICLES and (end >= len(ct.tokens) or end in ct.clause_starts)
+
+
 def _person(parts: tuple[str, ...], single: str) -> PersonName:
+    """A name from its words: the surname is the last word (with any particle before it: "van der Berg",
+    "Ní Bhriain"), and every word before it is a given name ("Thu Hà", "Mary Jane"), kept as said."""
     if len(parts) == 1:
         word = title_case(parts[0])
         return PersonName(first=word, last=None) if single == "first" else PersonName(first=None, last=word)
-    first = title_case(parts[0])
     rest = parts[1:]
     particle = next((k for k, p in enumerate(rest) if p in NAME_PARTICLES), None)
-    if particle is not None and particle < len(rest) - 1:
-        last = " ".join(title_case(p) for p in rest[particle:])
-    else:
-        last = title_case(rest[-1])
+    surname_at = 1 + particle if particle is not None and particle < len(rest) - 1 else len(parts) - 1
+    first = " ".join(title_case(p) for p in parts[:surname_at])
+    last = " ".join(title_case(p) for p in parts[surname_at:])
     return PersonName(first=first, last=last)
 
 

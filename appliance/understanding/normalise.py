@@ -3,9 +3,11 @@
 Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 "don't" or "dont". Everything downstream matches against one form:
 
-- lower case, single spaces, no punctuation inside the word stream;
+- lower case, single spaces, no punctuation inside the word stream; letters of
+  any script kept as they are, in Unicode NFC ("José", "Nguyễn", "Ødegaard");
 - contractions expanded ("don't" -> "do not", "it's" -> "it is");
-- hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm";
+- hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm", the two-note no
+  ("uh-uh", "mm-mm") -> "no";
 - numbers kept as written ("9:30", "26th", "04/03/1985", "0412-345-678");
 - "2pm" -> "2 pm", "o'clock" -> "oclock", possessive "tuesday's" -> "tuesday 's";
 - where the caller paused (a comma, full stop, question mark) the next word is
@@ -18,6 +20,7 @@ Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from itertools import accumulate, chain
 from operator import add
@@ -31,18 +34,21 @@ _HYPHEN_JOIN = "\x05"
 _MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
 _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
+# the two-note "no" ("uh-uh", "mm-mm", "nuh-uh"), written with its hyphen: not the filler "uh, uh"
+_NEGATIVE_GRUNT = re.compile(r"\b(?:uh-uh|mm-mm|m-m|nuh-uh|unh-unh|uhn-uhn)\b")
 _DIGIT_MERIDIEM = re.compile(r"(\d)\s?(am|pm)\b")
 _TITLE_DOT = re.compile(r"\b(dr|mr|mrs|ms|st|prof|drs)\.")
 _PLUS_DIGIT = re.compile(r"\+\s?(?=\d)")
 _DIGIT_SEP = re.compile(r"(?<=\d)([:/.\-])(?=\d)")
-_WORD_HYPHEN = re.compile(r"(?<=[a-z]{2})-(?=[a-z]{2})")
+_WORD_HYPHEN = re.compile(r"(?<=[^\W\d_]{2})-(?=[^\W\d_]{2})")
 # Pauses: punctuation, and a dash standing apart. Two patterns, not one alternation:
 # a pattern that starts with a character class is scanned for quickly, and
 # every break the dash pattern adds next to a punctuation break is the same pause.
 _CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026]+")
 _CLAUSE_DASH = re.compile(r"\s-+\s|--+")
 _HAS_DIGIT = re.compile(r"\d")
-_OTHER = re.compile(r"[^a-z0-9'\x00-\x05 ]+")
+# anything but letters (of any script), digits, the apostrophe, the markers and spaces
+_OTHER = re.compile(r"(?:[^\w'\x00-\x05 ]|_)+")
 
 _PROTECT = {":": "\x01", "/": "\x02", ".": "\x03", "-": "\x04"}
 _RESTORE = str.maketrans({"\x01": ":", "\x02": "/", "\x03": ".", "\x04": "-"})
@@ -149,10 +155,14 @@ _CLOCK_COMMA = re.compile(r"(?<![\d,])(1[0-2]|0?[1-9]),([0-5]\d)(?![\d,])")
 def normalise(raw: str, regional: tuple[tuple[str, str], ...] = ()) -> CallerText:
     """`regional`: (regional word, general word) pairs from the clinic's region ("arvo" -> "afternoon")."""
     t = raw.lower()
-    if not t.isascii() or "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
+    if not t.isascii():
+        t = unicodedata.normalize("NFC", t).translate(_QUOTES)
+    elif "`" in t or '"' in t:  # the only ASCII characters _QUOTES changes
         t = t.translate(_QUOTES)
     has_digit = _HAS_DIGIT.search(t) is not None
     # each substitution runs only when the text holds what it looks for
+    if "-" in t and ("uh" in t or "m-m" in t or "mm" in t):
+        t = _NEGATIVE_GRUNT.sub(" no ", t)
     if "uh" in t or "mm" in t or "mh" in t:
         t = _BACKCHANNEL.sub(" mhm ", t)
     if "." in t:

@@ -2,7 +2,7 @@
 
 The question just asked (`questions.py`) first undoes its known
 speech-to-text confusions. Then everything present is extracted at once (a
-caller who says "book me a flu shot Friday at Hill Road" gets intent,
+caller who says "book me a flu shot Friday at Second Street" gets intent,
 service, window and location), subject to what the question expects:
 - a bare name only when a name was asked for; a marked one ("my name is") always;
 - a date of birth when asked for, or marked ("born", "date of birth"), or in a correction;
@@ -27,15 +27,18 @@ from .choice_constraints import read_constraints
 from .dates_of_birth import DOB_MARKER, find_dob_span
 from .extractors import run_extractors
 from .intents import detect_intents
+from .name_corrections import letter_edits, name_replacements
 from .names import find_name, find_spelled
 from .normalise import normalise
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
+from .refused_days import refused_days
 from .slot_picks import pick_slot
 from .time_windows import find_window
 from .utterance import ListenContext, Utterance
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
+_REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
 _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
 
 
@@ -64,6 +67,12 @@ def understand(text: str, context: ListenContext) -> Utterance:
     spelled = None
     if spelled_runs and (name_asked or name is not None or question.read_back or names & {"correction", "no"}):
         spelled = " ".join(s.letters for s in spelled_runs)
+
+    # a name corrected without being said again in full: "it's Doe, not Roe", "with a Y", "two Ls"
+    # (the engine applies one only where its old name or letter is in the name it holds)
+    name_in_play = name_asked or question.read_back or correcting or "no" in names or name is not None
+    replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()
+    edits = letter_edits(ct) if name_in_play else ()
 
     # date of birth
     dob = None
@@ -111,6 +120,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
                            and not ct.tokens[m.end - 1].endswith("ss") for m in findings.mentions)
         booking_picks = pick_bookings(ct, constraints, context.bookings, plural_named)
 
+    refused = refused_days(ct, days, context.offered_slots) if not question.personal else ()
+
     # time window: not from words that picked an offered slot, nor from a plain
     # yes that repeats what was read back ("yes, Thursday is fine")
     window = None
@@ -127,6 +138,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         intents=intents,
         name=name,
         spelled=spelled,
+        name_replacements=replacements,
+        letter_edits=edits,
         dob=dob,
         phone=phone,
         service_ids=findings.service_ids,
@@ -134,6 +147,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         practitioner_id=findings.practitioner_id,
         window=window,
         weekdays=_weekdays(days),
+        refused_days=refused,
         slot_pick=slot_pick,
         booking_picks=booking_picks,
         patient_status=patient_status(ct),

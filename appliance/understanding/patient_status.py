@@ -18,6 +18,10 @@ _RETURNING = WordPattern(
     r"\bnot (?:a )?new (?:patient|client|here)\b",
     r"\b(?:have|had) been (?:(?:to (?:you|your clinic|the clinic)|in|there|here) )?before\b",
     r"\b(?:i am|i have been) (?:a patient|seeing)\b",
+    r"\b(?:i am|i should be|you should have me|you have me) (?:already )?(?:on|in) (?:your|the) (?:system|records?|"
+    r"books|file|database|computer)\b",
+    r"\bi am already (?:a )?(?:patient|client|registered)\b",
+    r"\b(?:have|had) (?:had )?(?:appointments?|treatment|sessions?) (?:with you|there|here) before\b",
 )
 _NEW = WordPattern(
     r"\b(?:a |am |brand )new (?:patient|client)\b",
@@ -26,6 +30,13 @@ _NEW = WordPattern(
     r"\bnever been (?:to (?:you|your|the|this)|in|there|here|before)\b",
     r"\bfirst (?:time|visit|appointment) (?:with you|at your|at the clinic|here|to your|to the clinic|ever)\b",
     r"\bnot (?:been|seen) (?:you|here|there) before\b",
+    r"\bi am (?:brand |totally |completely )?new\b(?! (?:to (?:the|this) (?:area|town|city|country))|number|phone|"
+    r"address)",
+    r"\b(?:will|would|do|should) not (?:be|have me|have my details|find me) (?:on|in) (?:your|the) (?:system|records?|"
+    r"books|file|database|computer)\b",
+    r"\bnot (?:on|in) (?:your|the) (?:system|records?|books|file|database|computer)(?: yet)?\b",
+    r"\b(?:have|had) (?:never|not) been (?:a )?(?:patient|client) (?:of yours|with you|there|here)\b",
+    r"\bfirst time (?:calling|ringing|booking|coming in|visiting)\b",
 )
 
 

@@ -5,8 +5,8 @@ everything that depends on what was just asked:
 
 - `expects`: the kinds of answer it asks for. These are read from a bare
   answer ("Jane Doe" as a name, "0412 345 678" as a phone number, "the
-  hill one" as a site); anything else the caller adds is still taken when it
-  is marked ("my number is ...", "at the Hill Road clinic");
+  second street one" as a site); anything else the caller adds is still taken when it
+  is marked ("my number is ...", "at the Second Street clinic");
 - `personal`: the answer is about the person (a name, a date of birth, a
   number), so no time window and no loose catalogue match is read from it;
 - `name_part`: which part of a name a name question asks for;
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import regex
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..yaml_files import read_yaml
 from .normalise import normalise
 
 # The kinds of answer understanding can read. `extractors.py` may register more.
@@ -55,7 +55,7 @@ BUILT_IN_KINDS = frozenset({
 # What a turn can fill that answers a question (absorb.py checks each)
 ANSWER_FACTS = frozenset({
     "task", "yes", "no", "full_name", "first_name", "last_name", "a_name", "dob", "phone", "service",
-    "location", "practitioner", "window", "slot", "booking", "message",
+    "location", "practitioner", "window", "slot", "booking", "message", "status",
 })
 
 NamePart = Literal["full", "first", "last", "spelling"]
@@ -206,7 +206,8 @@ class Question:
     stt_prompt: str | None = None
     patience_s: float | None = None
     keypad: Keypad = "words"
-    short_answers: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers)
+    short_answers: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers, as understood)
+    short_answer_phrases: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers, as written)
     repairs: tuple[Repair, ...] = ()
     asks: str = ""
 
@@ -341,10 +342,12 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
         # short answers are compared as understanding reads the words
         short = tuple((intent, tuple(dict.fromkeys(normalise(a).text for a in answers)))
                       for intent, answers in entry.short_answers.items())
+        phrases = tuple((intent, tuple(answers)) for intent, answers in entry.short_answers.items())
         questions[str(name)] = Question(
             name=str(name), expects=frozenset(entry.expects), personal=entry.personal, name_part=entry.name_part,
             answered_by=frozenset(entry.answered_by), stt_prompt=entry.stt_prompt, patience_s=entry.patience_s,
-            keypad=entry.keypad, short_answers=short, repairs=tuple(repairs), asks=entry.asks,
+            keypad=entry.keypad, short_answers=short, short_answer_phrases=phrases, repairs=tuple(repairs),
+            asks=entry.asks,
         )
     if "none" not in questions:
         questions["none"] = Question("none", expects=frozenset({"more"}), asks="nothing: the call is ending")
@@ -353,12 +356,7 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
 
 def read_questions(path: str | Path, *, known_kinds: frozenset[str]) -> dict[str, Question]:
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise QuestionError(f"{path}: cannot read the questions: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise QuestionError(f"{path}: not valid YAML: {exc}") from None
+    data = read_yaml(path, what="the questions", error=QuestionError)
     if not isinstance(data, dict) or "questions" not in data:
         raise QuestionError(f"{path}: expected a `questions:` mapping")
     return questions_from_mapping(data["questions"], known_kinds=known_kinds, source=str(path))

@@ -58,8 +58,8 @@ def _pick(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
         if len(keep) == 1 and len(keep) < len(slots):
             return keep[0]  # "the later one with Dr Roe": theirs is the only one left
         return apply_position(c, keep, starts)
-    if c.none_of_them and c.empty:
-        return None
+    if c.none_of_them:
+        return None   # "none of those work", "neither": no pick, whatever else was said
     if len(keep) == 1 and not c.empty:
         return keep[0]
     if c.any_is_fine:

@@ -102,11 +102,22 @@ QUERY = (
          r"\b(?:do|have|did) (?:i|we) (?:have|got|make) (?:an?|any|anything|something|my)? ?(?:appointments?|"
          r"bookings?|anything booked|something booked|booked|anything (?:on|coming up|scheduled))\b",
          r"\b(?:am|are) (?:i|we) (?:booked|booked in|scheduled)\b",
+         r"\b(?:when|what time|what day|what date) (?:am i|are we|is he|is she) (?:due|due in|coming in|supposed to come|"
+         r"meant to come|meant to be in|in next|next in)\b",
          r"\bis (?:my|the|our) (?:appointment|booking) (?:still )?(?:on|booked|confirmed|at|for)\b",
          r"\b(?:confirm|check|verify|double check|remind me (?:of|about)|tell me)(?: \w+){0,2} (?:my|our|his|her) "
          r"(?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|visit)\b",
          r"\bforgot (?:when|what time|what day) (?:my|our|the)\b",
-         r"\b(?:when|what time|what day|what date) (?:is|are) (?:my|our|his|her) next\b"),
+         r"\b(?:when|what time|what day|what date) (?:is|are) (?:my|our|his|her) next\b",
+         r"\b(?:when|what time|what day|what date) (?:i am|we are|he is|she is|i have got|i) (?:booked|booked in|"
+         r"scheduled|due in|due|coming in|supposed to come in|meant to come in|in next)\b"),
+    # said with a negation and still a question about the booking: "I can't remember when my appointment is",
+    # "I don't know what time I'm booked in", "I've forgotten what day my appointment is"
+    rule("query", "high",
+         r"\b(?:remember|recall|know|sure|forgotten|forget|find) (?:when|what time|what day|what date|where) (?:my|our|"
+         r"his|her|the|i am|we are|i have) (?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|"
+         r"visit|booked|scheduled|due|coming)\b",
+         negation_window=0),
     rule("query", "medium",
          r"\b(?:my|our) (?:next|upcoming) (?:appointment|booking)s?\b",
          r"\bupcoming (?:appointments|bookings)\b"),

@@ -22,6 +22,7 @@ from .clock_times import ClockTime, _read
 from .spoken_numbers import TEENS, UNITS
 from .normalise import CallerText
 from .questions import Question
+from .refused_days import refused_here
 from .signals import WordPattern
 
 _SOONEST = WordPattern(
@@ -117,6 +118,17 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     return first
 
 
+def _greeting(ct: CallerText, k: int) -> bool:
+    """ "Good morning", or "Morning, I'd like ...": a greeting, not a time the caller wants ("Morning." alone
+    answers when they would like to come)."""
+    if k > 0 and ct.tokens[k - 1] == "good":
+        return True
+    return (k == 0 or ct.tokens[k - 1] in _HELLO) and k + 1 < len(ct.tokens) and k + 1 in ct.clause_starts
+
+
+_HELLO = frozenset({"hi", "hello", "hey", "oh"})
+
+
 def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, time | None]:
     if ct.words.isdisjoint(_PART_WORDS):
         return None, None, None
@@ -125,6 +137,8 @@ def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, tim
         if tok not in _PART_WORDS or excluded(k, k + 1):
             continue
         prev = tokens[k - 1] if k > 0 else ""
+        if _greeting(ct, k):
+            continue
         if tok in _PARTS or (tok == "night" and prev in ("at", "tomorrow", "monday", "tuesday", "wednesday",
                                                           "thursday", "friday", "saturday", "sunday")):
             if _negated(ct, k - (1 if prev in ("the", "early", "late", "mid") else 0)):
@@ -274,7 +288,8 @@ def find_window(
         return any(s <= start and end <= e for s, e in excluded_spans)
 
     found = find_days(ct.tokens, now, region) if days is None else days
-    wanted = [d for d in found if not excluded(d.start, d.end_index) and not _negated(ct, d.start)]
+    wanted = [d for d in found if not excluded(d.start, d.end_index) and not _negated(ct, d.start)
+              and not refused_here(ct, d.start, d.end_index)]
     day = _combine_days(ct, wanted)
     part, lo, hi = _part_of_day(ct, excluded)
     if part is None and day is not None and day.part is not None:

@@ -48,6 +48,8 @@ class Utterance:
     intents: tuple[Signal, ...]       # every intent that fired, most decisive first
     name: PersonName | None = None    # a full or partial name
     spelled: str | None = None        # letters spelled out, upper case, joined ("SMYTH")
+    name_replacements: tuple[tuple[str, str], ...] = ()   # (name said before, name meant): "Doe, not Roe"
+    letter_edits: tuple[Any, ...] = ()   # name_corrections.LetterEdit: "with a Y", "K not C", "two Ls"
     dob: date | None = None
     phone: str | None = None          # E.164
     service_ids: tuple[str, ...] = ()
@@ -55,6 +57,7 @@ class Utterance:
     practitioner_id: str | None = None   # a practitioner id, or domain.ANYONE
     window: TimeWindow | None = None
     weekdays: tuple[int, ...] = ()       # the weekdays named (Monday = 0): "are you open Mondays and Thursdays?"
+    refused_days: tuple[date, ...] = ()  # dates the caller said they cannot do ("I'm working that day")
     slot_pick: int | None = None         # index into ListenContext.offered_slots
     booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
     patient_status: str | None = None    # "new" or "returning" when the caller said which

@@ -66,7 +66,7 @@ _NO_HEAD = re.compile(
 
 CORRECTION_RULES = RuleSet(
     rule("correction", "high",
-         r"\bi (?:meant|said)\b|\bcorrection\b|\blet me correct\b|\bscratch that\b|\bmy (?:mistake|bad)\b",
+         r"\b(?<!am )(?<!did )i (?:meant|said)\b|\bcorrection\b|\blet me correct\b|\bscratch that\b|\bmy (?:mistake|bad)\b",
          r"\bchange (?:that|it) to\b|\bthat is not what i said\b|\bi did not say\b|\boops\b|\bi misspoke\b",
          r"\bi (?:got|gave) (?:that|it|you) wrong\b|\bi (?:gave you|said) the wrong\b",
          negation_window=0),
@@ -106,7 +106,7 @@ _ALL_GOOD = re.compile(r"\ball good\b")
 
 
 _YES_SKIP = _SKIP_AT_HEAD | {"yes", "yeah", "yep", "oh"}
-_NO_SKIP = _SKIP_AT_HEAD | {"yeah", "yes", "sorry", "ok", "um", "er"}
+_NO_SKIP = _SKIP_AT_HEAD | {"yeah", "yes", "sorry", "ok", "um", "er", "actually", "erm", "hmm"}
 _CORRECTION_SKIP = _SKIP_AT_HEAD | {"no", "sorry", "oh", "um"}
 _YES_THEN_NO = re.compile(rf"{_YES_WORD} no\b")
 _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")

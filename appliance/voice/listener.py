@@ -387,7 +387,7 @@ class CallerListener(FrameProcessor):
             if utt.confirmed or not self.agent_speaking:
                 self._decide_end(utt)
             elif utt.end_sample > checked_to:
-                # the check heard only the start ("Hill" of "Hill Road, please"): judge the whole of it
+                # the check heard only the start ("Second" of "Second Street, please"): judge the whole of it
                 utt.check_task = self.create_task(self._check_barge_in(utt))
             else:   # kept in case the agent is finishing: then it was the caller's answer
                 self._held = (utt.start_sample, utt.end_sample)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import Settings, load_settings
+from ..understanding.name_list import load_name_list
 from .speech_cache import FILLERS, TTS_FALLBACK, SpeechCache
 from .stt import WhisperTranscriber
 from .tts import PiperSynthesizer
@@ -95,6 +96,9 @@ class VoiceRuntime:
 
         cache_dir = settings.paths.data_dir / "voice-cache" if voice.greeting_cache else None
         self.speech_cache = SpeechCache(self.synthesizer, cache_dir)
+        names_started = time.perf_counter()
+        load_name_list()   # read once here, not during the first new patient's call
+        self.report.seconds["names"] = time.perf_counter() - names_started
         self.report.seconds["total"] = time.perf_counter() - started
 
     def _load_language(self, settings: Settings) -> None:

@@ -44,7 +44,7 @@ import numpy as np
 from .audio import WHISPER_RATE, resample, to_float
 
 _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
-_LETTERS = re.compile(r"[A-Za-z0-9]")  # digits are words too: "0418 555 023"
+_LETTERS = re.compile(r"[^\W_]")  # letters of any script, and digits (words too: "0418 555 023")
 # below this, hot words are left out: on a short "Hi," Whisper tends to answer with the hot words themselves
 HOTWORDS_MIN_S = 1.3  # seconds of audio, the quiet around the words included
 # Whisper given a clip that starts on a word (the turn's onset cut a little late) may write only the prompt:
@@ -56,6 +56,11 @@ TOKENS_PER_S = 10
 TOKENS_MIN = 16
 LOOP_REPEATS = 3        # a phrase said this many times back to back is a decoding loop, not a caller
 LOOP_MAX_WORDS = 6
+# digits do repeat in phone numbers ("0400 000 011" has six zeros); a loop of them runs to the token cap
+DIGIT_LOOP_REPEATS = {1: 8, 2: 5, 3: 4}
+# the prompt's words said back in a jumble ("Wednesday, Thursday, Thursday, Wednesday, ..."): this many in a
+# row, with words repeated, is Whisper reading its prompt, not the caller
+ECHO_RUN = 6
 # what Whisper says over near-silence; never a caller's whole turn on its own
 _SILENCE_PHRASES = {"you", "thank you", "thanks for watching", "bye", "uh", "um", "hmm", "mm", "mhm", "ah", "oh"}
 WHISPER_WINDOW_S = 30.0  # what Whisper reads at once; the encoder takes at most this much audio
@@ -87,14 +92,14 @@ def clean_transcript(text: str, hotwords: str | None = None) -> str:
     text = collapse_loops(" ".join(text.split()), hotwords)
     if not _LETTERS.search(text):
         return ""
-    bare = re.sub(r"[^a-z0-9' ]", "", text.lower()).strip()
+    bare = re.sub(r"[^\w' ]|_", "", text.lower()).strip()
     if bare in _SILENCE_PHRASES:
         return ""
     return text
 
 
 def _bare(word: str) -> str:
-    return re.sub(r"[^a-z0-9']", "", word.lower())
+    return re.sub(r"[^\w']|_", "", word.lower())
 
 
 def collapse_loops(text: str, hotwords: str | None = None) -> str:
@@ -112,10 +117,31 @@ def collapse_loops(text: str, hotwords: str | None = None) -> str:
             i += 1
             continue
         n, end = loop
-        if " ".join(bare[i:i + n]) not in echoes:
+        looped = bare[i:i + n]
+        # a looped phrase is kept once; an echo of the prompt, or digits (their count is lost), not at all
+        if " ".join(looped) not in echoes and not all(w.isdigit() for w in looped):
             out.extend(words[i:i + n])
         i = end
-    return " ".join(out).strip(" ,")
+    return _without_prompt_jumble(" ".join(out).strip(" ,"), hotwords)
+
+
+def _without_prompt_jumble(text: str, hotwords: str | None) -> str:
+    """`text` with a run of the prompt's words said back in a jumble cut to its first word."""
+    vocabulary = {_bare(h) for h in (hotwords or "").split(",") if h.strip() and " " not in h.strip()}
+    if not vocabulary:
+        return text
+    words = text.split()
+    bare = [_bare(w) for w in words]
+    start = 0
+    while start < len(words):
+        end = start
+        while end < len(words) and bare[end] in vocabulary:
+            end += 1
+        run = bare[start:end]
+        if len(run) >= ECHO_RUN and len(set(run)) < len(run):
+            return " ".join(words[:start + 1]).strip(" ,")
+        start = end + 1
+    return text
 
 
 def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
@@ -124,12 +150,13 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
         phrase = bare[i:i + n]
         if len(phrase) < n or not all(phrase):
             return None
-        if all(w.isdigit() for w in phrase):
-            continue  # digits do repeat in phone numbers: "1 1 1 2"
+        digits = all(w.isdigit() for w in phrase)
+        if digits and n not in DIGIT_LOOP_REPEATS:
+            continue
         copies = 1
         while bare[i + copies * n:i + (copies + 1) * n] == phrase:
             copies += 1
-        if copies >= LOOP_REPEATS:
+        if copies >= (DIGIT_LOOP_REPEATS[n] if digits else LOOP_REPEATS):
             end = i + copies * n
             while end < len(bare) and end - i - copies * n < n and bare[end] == phrase[end - i - copies * n]:
                 end += 1  # a last copy cut short by the token cap

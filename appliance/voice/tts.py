@@ -102,7 +102,11 @@ class PiperSynthesizer:
     def speak(self, text: str, rate: int) -> bytes:
         return b"".join(self.sentences(text, rate))
 
-    def speak_float(self, text: str) -> tuple[np.ndarray, int]:
-        """The whole text at the voice's own rate (the simulated caller uses it)."""
-        parts = [chunk.audio_float_array for chunk in self.voice.synthesize(text)]
+    def speak_float(self, text: str, *, length_scale: float | None = None) -> tuple[np.ndarray, int]:
+        """The whole text at the voice's own rate (the simulated caller uses it); `length_scale` above 1
+        speaks more slowly."""
+        from piper.config import SynthesisConfig
+
+        parts = [chunk.audio_float_array
+                 for chunk in self.voice.synthesize(text, SynthesisConfig(length_scale=length_scale))]
         return (np.concatenate(parts) if parts else np.zeros(0, np.float32)), self.rate

@@ -222,6 +222,76 @@ def test_an_address_not_on_this_machine_fails(box):
     assert check.status == "FAIL" and "bind_address" in check.fix
 
 
+# ---------------------------------------------------------------- TLS and allowed_peers
+
+@pytest.fixture
+def tls_box(box, tmp_path):
+    """A box with TLS on: certificates from a test CA made here (`issue` makes more)."""
+    from certificates import TestCa
+
+    ca = TestCa(tmp_path / "tls")
+    base = box.read_text()
+
+    def configure(cert, key):
+        box.write_text(base)
+        return _sip(box, free_port(socket.SOCK_STREAM), '["udp", "tls"]',
+                    f'tls_port = {free_port(socket.SOCK_STREAM)}\ntls_cert_file = "{cert}"\n'
+                    f'tls_key_file = "{key}"\ntls_ca_file = "{ca.cert}"\n')
+
+    return ca, configure
+
+
+def test_tls_in_date_with_its_own_key_is_ok(tls_box):
+    ca, configure = tls_box
+    issued = ca.issue("service", days=90)
+    checks = doctor.check_tls(configure(issued.cert, issued.key))
+    assert [(c.name, c.status) for c in checks] == [("tls certificate", "OK"), ("tls ca", "OK"), ("tls key", "OK")]
+    assert "CN=127.0.0.1, valid until" in checks[0].detail
+    port_check = doctor.check_sip_port(configure(issued.cert, issued.key))
+    assert port_check.status == "OK" and "/tls" in port_check.detail
+
+
+@pytest.mark.parametrize("days, status, words", [(20, "WARN", "expires in 20 day(s)"), (-1, "FAIL", "expired on")])
+def test_a_certificate_near_or_past_its_end_warns_or_fails(tls_box, days, status, words):
+    ca, configure = tls_box
+    issued = ca.issue("service", days=days + 0.5)
+    check = by_name(doctor.check_tls(configure(issued.cert, issued.key)), "tls certificate")
+    assert check.status == status and words in check.detail and "renew it" in check.fix
+
+
+def test_a_missing_unreadable_or_wrong_key_fails(tls_box, tmp_path):
+    ca, configure = tls_box
+    issued, other = ca.issue("service"), ca.issue("other")
+    missing = by_name(doctor.check_tls(configure(issued.cert, tmp_path / "nope.key")), "tls key")
+    assert missing.status == "FAIL" and "tls_key_file" in missing.detail and "No such file" in missing.detail
+    wrong = by_name(doctor.check_tls(configure(issued.cert, other.key)), "tls key")
+    assert wrong.status == "FAIL" and "is not the key of" in wrong.detail
+    issued.key.chmod(0o644)
+    readable = by_name(doctor.check_tls(configure(issued.cert, issued.key)), "tls key")
+    assert readable.status == "FAIL" and "chmod 600" in readable.fix
+    issued.key.write_text("not a key")
+    issued.key.chmod(0o600)
+    garbage = by_name(doctor.check_tls(configure(issued.cert, issued.key)), "tls key")
+    assert garbage.status == "FAIL" and "not a PEM private key" in garbage.detail
+
+
+def test_tls_is_not_checked_when_not_used(box):
+    assert doctor.check_tls(_sip(box, free_port())) == []
+
+
+def test_allowed_peers_open_to_everyone_warns(box):
+    settings = _sip(box, free_port(), extra='allowed_peers = ["0.0.0.0/0"]\n')
+    (check,) = doctor.check_config_warnings(settings)
+    assert (check.status, check.name) == ("WARN", "sip allowed_peers") and "any address" in check.detail
+    assert "PBX's address" in check.fix
+    names = [c.name for c in doctor.run_checks(box, models=False)]
+    assert "sip allowed_peers" in names
+
+
+def test_no_warning_check_for_a_pbx_address(box):
+    assert doctor.check_config_warnings(_sip(box, free_port(), extra='allowed_peers = ["192.168.1.10"]\n')) == []
+
+
 # ---------------------------------------------------------------- SIP registration
 
 REGISTER = 'mode = "register"\nregistrar = "sip:pbx.clinic.lan"\nuser = "201"\n'

@@ -279,7 +279,9 @@ def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(m
     twice = make_engine()
     twice.start(CallInfo(caller_id=""))
     say(twice, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
-    assert twice.turn("Mia Wong").waiting_for == "phone"     # nobody twice: a new patient
+    # the same name again and still nobody: the date of birth is asked once more, then a new patient
+    assert twice.turn("Mia Wong").waiting_for == "dob"
+    assert twice.turn("fourth of March eighty five").waiting_for == "phone"
 
     said_new = make_engine()
     said_new.start(CallInfo(caller_id=""))
@@ -293,8 +295,8 @@ def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(m
 
     cancel = make_engine()
     cancel.start(CallInfo(caller_id=""))
-    say(cancel, "I need to cancel my appointment", "Mia Wong", "fourth of March eighty five")
-    result = cancel.turn("Mia Wong")
+    say(cancel, "I need to cancel my appointment", "Mia Wong", "fourth of March eighty five", "Mia Wong")
+    result = cancel.turn("fourth of March eighty five")
     assert cancel.ctx.callback_reason == "patient_not_found" and not result.ended
 
 

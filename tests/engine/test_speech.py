@@ -2,6 +2,7 @@ from datetime import date, datetime, time
 
 import pytest
 
+from appliance.clinic.regions import region_for
 from appliance.engine.speech import (join_words, ordinal, say_date_of_birth, say_day, say_phone, say_price,
                                      say_time, say_when)
 
@@ -29,13 +30,13 @@ def test_prices_and_dates_of_birth():
     assert say_price(85) == "$85"
     assert say_price(85.5) == "$85.50"
     assert say_price(30, "£") == "£30"
-    assert say_date_of_birth(date(1985, 3, 4), "AU") == "the 4th of March 1985"
-    assert say_date_of_birth(date(1985, 3, 4), "US") == "March 4th, 1985"
+    assert say_date_of_birth(date(1985, 3, 4), region_for("AU")) == "the 4th of March 1985"
+    assert say_date_of_birth(date(1985, 3, 4), region_for("US")) == "March 4th, 1985"
 
 
 def test_phone_numbers_read_nationally():
-    assert say_phone("+61412345678", "AU") == "0412 345 678"
-    assert say_phone("+12125550123", "US") == "(212) 555-0123"
+    assert say_phone("+61412345678", region_for("AU")) == "0412 345 678"
+    assert say_phone("+12125550123", region_for("US")) == "(212) 555-0123"
 
 
 def test_join_words():

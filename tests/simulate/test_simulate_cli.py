@@ -83,3 +83,23 @@ def test_json_lines(tmp_path):
     assert {"patient": "p1", "service": "followup", "practitioner": "lee", "location": "city",
             "start": "2026-11-26T12:15", "status": "booked"} in rec["appointments"]
     assert rec["patients_created"] == [] and rec["callbacks"] == 0 and rec["transferred"] is False
+
+
+@pytest.mark.parametrize("option, value, choices", [
+    ("--caller-voice", "espeak-en-nz", "'piper-joe', 'espeak-en-us', 'espeak-en-gb', 'flite-slt', 'flite-rms', 'flite-awb'"),
+    ("--line", "satellite", "'clean', 'g711', 'noisy', 'lossy'"),
+])
+def test_an_unknown_caller_voice_or_line_is_refused_with_the_choices(option, value, choices):
+    run = simulate("--spoken", "--fast", option, value, SCENARIOS / "example-reschedule.yaml")
+    assert run.returncode == 2
+    assert f"'{value}' is not one of {choices}" in run.stderr
+
+
+def test_a_clean_line_is_refused_over_sip_before_any_model_loads():
+    run = simulate("--sip", "--line", "clean", SCENARIOS / "example-reschedule.yaml")
+    assert run.returncode == 2 and "G.711" in run.stderr and "loading" not in run.stderr
+
+
+def test_a_caller_voice_needs_a_spoken_call():
+    run = simulate("--caller-voice", "flite-slt", SCENARIOS / "example-reschedule.yaml")
+    assert run.returncode == 2 and "--spoken or --sip" in run.stderr

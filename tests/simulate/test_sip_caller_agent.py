@@ -126,3 +126,24 @@ def test_an_unanswered_call_raises_and_the_agent_still_quits_cleanly():
     caller = asyncio.run(call())
     assert caller.end is not None and caller.end["code"] >= 400
     assert caller.returncode == 0, caller.stderr_tail
+
+
+@needs_sipp
+def test_between_its_lines_the_caller_sends_its_background_not_silence(tmp_path):
+    sipp = Sipp(tmp_path, ["-sn", "uas"])
+    wav = tmp_path / "call.wav"
+    room = (np.random.default_rng(0).standard_normal(8000) * 600).astype(np.int16).tobytes()
+
+    async def call():
+        async with CallerAgent(record=wav) as caller:
+            await caller.background(room, 8000)
+            await caller.call(sipp.uri, caller_id="+61400000001")
+            await asyncio.sleep(1.0)
+            await caller.hangup()
+        return caller
+
+    caller = asyncio.run(call())
+    assert sipp.finish() == 0 and caller.returncode == 0, caller.stderr_tail
+    rate, stereo = read_stereo(wav)
+    sent = stereo[rate // 2:, 0].astype(float)
+    assert 400 < float(np.sqrt(np.mean(sent ** 2))) < 800       # the room, looped, at its level

@@ -68,6 +68,11 @@ class Service:
             conn.row_factory = sqlite3.Row
             return [dict(row) for row in conn.execute("SELECT * FROM turns WHERE call_id = ? ORDER BY seq", [call_id])]
 
+    def call_closed(self, before: int) -> bool:
+        """Whether the first call recorded after `before` calls has its record closed."""
+        calls = self.calls()
+        return len(calls) > before and bool(calls[before]["ended_at"])
+
     def new_call(self, before: int, *, ended: bool = True, timeout: float = 15.0) -> dict:
         """The first call recorded after `before` calls, waiting until its record is closed."""
         until = time.monotonic() + timeout
@@ -113,13 +118,15 @@ def write_config(tmp: Path, *, port: int, **sip) -> Path:
         (data / "voice-cache").symlink_to(cache)
     rtp = free_port() & ~1
     peers = sip.pop("allowed_peers", ["127.0.0.1/32"])
+    transports = sip.pop("transports", ["udp", "tcp"])
     lines = [
         "[device]", 'device = "cpu"',
         "[models]", f'stt = "{base.models.stt}"', f'tts = "{base.models.tts}"', f'data_dir = "{base.models_dir}"',
         "[llm]", "classify = false", "rephrase = false",
         "[paths]", f'data_dir = "{data}"', f'clinic = "{paths.REPO_ROOT / "config" / "clinic.demo.yaml"}"',
         f'flow = "{paths.REPO_ROOT / "config" / "flows" / "clinic.yaml"}"',
-        "[sip]", 'bind_address = "127.0.0.1"', f"port = {port}", 'transports = ["udp", "tcp"]',
+        "[sip]", 'bind_address = "127.0.0.1"', f"port = {port}",
+        "transports = [" + ", ".join(f'"{t}"' for t in transports) + "]",
         f"rtp_port = {max(1024, min(rtp, 60000))}", "rtp_port_range = 40",
         "allowed_peers = [" + ", ".join(f'"{p}"' for p in peers) + "]",
     ]
@@ -161,6 +168,30 @@ def stop_service(service: Service, timeout: float = 30.0) -> int:
             service.process.kill()
             service.process.wait()
     return service.process.returncode
+
+
+def heard_turns(service: Service, call_id: str) -> list[str]:
+    """What the service transcribed of the caller in one call (the greeting's turn has no caller words)."""
+    return [t["caller_text"] for t in service.turns(call_id) if t["seq"] > 0 and t["caller_text"]]
+
+
+def rows(service: Service, sql: str, *args) -> list[tuple]:
+    with sqlite3.connect(f"file:{service.db}?mode=ro", uri=True) as conn:
+        try:
+            return conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError:       # staff_actions is made with the first action
+            return []
+
+
+@pytest.fixture(scope="session")
+def caller_speech():
+    """The caller's lines spoken by the runtime's Piper voice, as 8 kHz 16-bit phone audio."""
+    pytest.importorskip("piper")
+    from appliance.models import resolve
+    from appliance.voice.tts import PiperSynthesizer
+
+    synthesizer = PiperSynthesizer(resolve("tts", load_settings()).path)
+    return lambda text: synthesizer.speak(text, 8000)
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ from .conftest import APPLIANCE, SCENARIOS, Service, free_port, sipp, sipp_repor
 
 PASSWORD = "clinic-201-secret"
 USER = "201"
+REALM = "clinic.test"           # the realm scenarios/registrar.xml challenges with; the password answers only it
 REGISTRAR_WAIT_S = 200         # covers the service's start (models) and its first REGISTER
 
 
@@ -68,7 +69,7 @@ def password_file(folder: Path, password: str, mode: int = 0o600) -> Path:
 
 
 def register_config(tmp: Path, registrar: Registrar, password: str, mode: int = 0o600) -> dict:
-    return {"mode": "register", "registrar": registrar.uri, "user": USER,
+    return {"mode": "register", "registrar": registrar.uri, "user": USER, "realm": REALM,
             "password_file": str(password_file(tmp, password, mode))}
 
 

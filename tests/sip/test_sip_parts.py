@@ -79,3 +79,70 @@ def test_sd_notify_abstract_socket(monkeypatch):
     assert watchdog_interval() == 10.0
     monkeypatch.delenv("NOTIFY_SOCKET")
     assert not notify("WATCHDOG=1")
+
+
+def test_the_invite_bucket_allows_a_burst_then_one_per_refill():
+    from appliance.sip.invite_limit import InviteLimiter
+
+    now = [100.0]
+    limiter = InviteLimiter(burst=3, per_min=30, clock=lambda: now[0])     # one more every 2 s
+    assert [limiter.admit("10.0.0.5") for _ in range(3)] == [None, None, None]
+    assert limiter.admit("10.0.0.5") == pytest.approx(2.0)                  # Retry-After: the next token
+    assert limiter.admit("10.0.0.5") == pytest.approx(2.0)
+    assert limiter.refused_in_a_row("10.0.0.5") == 2
+    assert limiter.admit("10.0.0.6") is None                                # every address has its own bucket
+    now[0] += 1.0
+    assert limiter.admit("10.0.0.5") == pytest.approx(1.0)
+    now[0] += 1.0
+    assert limiter.admit("10.0.0.5") is None and limiter.refused_in_a_row("10.0.0.5") == 0
+    now[0] += 3600
+    assert [limiter.admit("10.0.0.5") for _ in range(4)][-1] is not None    # refills to the burst, no further
+
+
+def test_the_invite_bucket_forgets_the_oldest_addresses_first():
+    from appliance.sip.invite_limit import InviteLimiter
+
+    limiter = InviteLimiter(burst=1, per_min=1, clock=lambda: 0.0, max_sources=2)
+    for host in ("10.0.0.1", "10.0.0.2", "10.0.0.3"):
+        assert limiter.admit(host) is None
+    assert limiter.admit("10.0.0.1") is None          # forgotten, so a fresh bucket
+    assert limiter.admit("10.0.0.3") is not None      # still remembered
+
+
+def test_dialog_tags_are_read_from_full_and_compact_headers():
+    from appliance.sip.sip_text import dialog_tag, header_value
+
+    invite = 'INVITE sip:a@b SIP/2.0\r\nFrom: "Ann" <sip:+6140;tag=notme@pbx>;tag=abc123\r\nTo: <sip:a@b>\r\n'
+    assert dialog_tag(invite, "From") == "abc123" and dialog_tag(invite, "To") == ""
+    assert dialog_tag("SIP/2.0 200 OK\r\nt: sip:a@b ; tag = Zz9\r\nf: <sip:c@d>;tag=q\r\n", "To") == "Zz9"
+    assert dialog_tag("SIP/2.0 200 OK\r\nf: <sip:c@d>;tag=q\r\n", "From") == "q"
+    assert header_value("INVITE x SIP/2.0\r\ni: abc@host \r\n", "Call-ID") == "abc@host"
+    assert header_value(invite, "Call-ID") == ""
+
+
+def test_credentials_answer_one_realm_and_srtp_follows_the_settings(tmp_path):
+    pj = pytest.importorskip("pjsua2")
+    from appliance.settings import SipSettings
+    from appliance.sip.account import account_config
+
+    secret = tmp_path / "sip-password"
+    secret.write_text("s3cret\n")
+    secret.chmod(0o600)
+    register = {"mode": "register", "registrar": "sip:pbx.clinic.lan:5060;transport=udp", "user": "201",
+                "password_file": secret}
+    def config(**sip):   # kept whole while its parts are read (SWIG hands out views into it)
+        return account_config(SipSettings(**sip), local_host="127.0.0.1", port=5060)
+
+    default = config(**register)
+    assert [(c.realm, c.username, c.data) for c in default.sipConfig.authCreds] == [("pbx.clinic.lan", "201",
+                                                                                     "s3cret")]
+    named = config(**register, realm="asterisk")
+    assert [c.realm for c in named.sipConfig.authCreds] == ["asterisk"]
+
+    optional = config(srtp="optional")
+    assert (optional.mediaConfig.srtpUse, optional.mediaConfig.srtpSecureSignaling) == (pj.PJMEDIA_SRTP_OPTIONAL, 0)
+    assert list(optional.mediaConfig.srtpOpt.keyings) == [pj.PJMEDIA_SRTP_KEYING_SDES]
+    over_tls = config(srtp="mandatory", transports=("tls",), tls_cert_file=tmp_path / "a", tls_key_file=tmp_path / "b")
+    assert (over_tls.mediaConfig.srtpUse, over_tls.mediaConfig.srtpSecureSignaling) == (pj.PJMEDIA_SRTP_MANDATORY, 1)
+    plain = config()
+    assert plain.mediaConfig.srtpUse == pj.PJMEDIA_SRTP_DISABLED

@@ -349,6 +349,25 @@ def test_callback_requests(store, clock):
         store.mark_callback_done("nope", done_by="x")
 
 
+def test_a_repeated_callback_request_within_the_window_is_the_same_row(store, clock):
+    def busy(phone):
+        return store.add_callback_request(call_id=None, patient_id=None, name=None, phone=phone,
+                                          reason="all lines busy", unless_open_within=timedelta(hours=1))
+
+    first = busy("0400 000 001")
+    clock.moment += timedelta(minutes=59)
+    assert busy("+61400000001") == first                    # the same number, however it was written
+    other_reason = store.add_callback_request(call_id=None, patient_id=None, name=None, phone="+61400000001",
+                                              reason="wants a new booking", unless_open_within=timedelta(hours=1))
+    assert other_reason != first
+    clock.moment += timedelta(minutes=2)
+    later = busy("+61400000001")                            # an hour on: a new row
+    assert later != first
+    store.mark_callback_done(later, done_by="reception")
+    assert busy("+61400000001") not in (first, later)      # a done request is no reason to drop a new one
+    assert len(store.callback_requests(None)) == 4
+
+
 def test_callback_request_checks(store):
     with pytest.raises(ValueError):
         store.add_callback_request(call_id="c", patient_id=None, name="x", phone=None, reason="r", urgency="asap")

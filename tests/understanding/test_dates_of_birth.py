@@ -98,3 +98,17 @@ def test_dob_in_a_correction() -> None:
 ])
 def test_a_teen_year_no_caller_could_be_born_in_is_the_ty_year_it_sounds_like(text: str, born: date) -> None:
     assert hear(text, "dob", region="US").dob == born
+
+
+@pytest.mark.parametrize(("said", "born"), [
+    ("Fourteen, two, nineteen seventy-five", date(1975, 2, 14)),
+    ("fourteen two nineteen seventy five", date(1975, 2, 14)),
+    ("twelve, six, nineteen eighty", date(1980, 6, 12)),
+    ("three, eleven, two thousand and two", date(2002, 11, 3)),
+])
+def test_a_day_or_month_said_as_one_word_before_a_whole_year(said, born) -> None:
+    assert hear(said, "dob").dob == born
+
+
+def test_a_one_word_day_and_month_before_a_two_digit_year_is_too_loose_to_be_a_date() -> None:
+    assert hear("four two eighty five", "dob").dob is None

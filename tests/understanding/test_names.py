@@ -14,7 +14,7 @@ FULL = [
     ("my name is Sarah Johnson", "intent", "Sarah", "Johnson"),
     ("it's Sarah Johnson", "full_name", "Sarah", "Johnson"),
     ("this is Jon Smyth", "intent", "Jon", "Smyth"),
-    ("Sarah Jane Johnson", "full_name", "Sarah", "Johnson"),
+    ("Sarah Jane Johnson", "full_name", "Sarah Jane", "Johnson"),
     ("yeah it's um Sarah Johnson", "full_name", "Sarah", "Johnson"),
     ("Johnson, Sarah", "full_name", "Sarah", "Johnson"),
     ("hi, Sarah Johnson speaking", "intent", "Sarah", "Johnson"),

@@ -182,3 +182,14 @@ def test_thursday_as_whisper_writes_it_at_phone_quality(text: str) -> None:
 @pytest.mark.parametrize("text", ["the first day you have", "my first day back at work"])
 def test_a_first_day_that_belongs_to_something_is_not_thursday(text: str) -> None:
     assert 3 not in hear(text, "time_preference").weekdays, text
+
+
+@pytest.mark.parametrize("said", ["Monday next week", "next week Monday", "next week on Monday", "Monday of next week"])
+def test_a_weekday_in_next_week_is_that_day_not_the_coming_one(said) -> None:
+    window = hear(said, "time_preference").window
+    assert (window.start, window.end) == (datetime(2026, 11, 30), datetime(2026, 12, 1))
+
+
+def test_a_part_of_the_day_between_the_weekday_and_the_week_is_kept() -> None:
+    window = hear("Tuesday afternoon next week", "time_preference").window
+    assert window.start == datetime(2026, 12, 1) and window.time_from == time(12)

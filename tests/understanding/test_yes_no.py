@@ -115,3 +115,12 @@ def test_evidence_labels() -> None:
     assert hear("no", "intent").signal("no").evidence == "negation"
     assert hear("actually, Friday", "intent").signal("correction").evidence == "correction_terms"
     assert hear("bye", "intent").signal("goodbye").evidence == "caller_closing"
+
+
+@pytest.mark.parametrize("said", ["Uh-uh.", "Mm-mm.", "Nuh-uh.", "uh-uh, not that one"])
+def test_the_two_note_no_is_a_no(said) -> None:
+    assert "no" in intent_names(hear(said, "confirm")) and "yes" not in intent_names(hear(said, "confirm"))
+
+
+def test_hesitation_said_twice_is_no_answer() -> None:
+    assert intent_names(hear("uh, uh, I want to book", "intent")) == ["book"]

@@ -3,6 +3,8 @@ it returns goes into the ledger: only those may be booked in this call."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ...domain import ANYONE, TimeWindow
 from ..context import CallContext
 from ..rule_env import RuleEnv, possible_locations
@@ -18,8 +20,11 @@ class CheckAvailability(Tool):
         if location is None:
             options = possible_locations(ctx, env.catalog)
             location = options[0] if options else None
+        window = ctx.window or TimeWindow("soonest")
+        if ctx.refused_days:   # never offered again, whatever the window
+            window = replace(window, not_on=tuple(sorted(ctx.refused_days)))
         return {"service_id": ctx.service_id, "location_id": location,
-                "practitioner_id": ctx.practitioner_id, "window": ctx.window or TimeWindow("soonest")}
+                "practitioner_id": ctx.practitioner_id, "window": window}
 
     def call(self, env: ToolEnv, *, service_id: str, location_id: str, practitioner_id: str | None,
              window: TimeWindow) -> dict:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from ...domain import PatientRecord
+from ...domain import PatientRecord, fold_name
 from ..context import CallContext
 from ..rule_env import RuleEnv
 from .base import Tool, ToolEnv, ToolKind
-from .name_matching import NAME_MATCH_THRESHOLD, heard_alike, name_score, surname_heard, surnames_heard
+from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score, surname_heard,
+                            surnames_heard, whole_name_said)
 
 
 class GetPatientDetails(Tool):
@@ -50,11 +51,13 @@ class GetPatientDetails(Tool):
         scored = []
         for p in born:
             last_score = name_score(p.last_name, last_name)
-            first_score = name_score(p.first_name, first_name) if first_name else 100
+            first_score = given_name_score(p.first_name, first_name) if first_name else 100
             if min(last_score, first_score) >= NAME_MATCH_THRESHOLD:
                 scored.append((last_score + first_score + (5 if p.id in prefer else 0), p))
             elif p.id in prefer and first_name and heard_alike(f"{p.first_name} {p.last_name}",
                                                                f"{first_name} {last_name}"):
+                scored.append((last_score + first_score, p))
+            elif whole_name_said(p, heard):
                 scored.append((last_score + first_score, p))
         if not scored:
             # The caller's own number, exactly this date of birth, and a surname that was heard or sounds
@@ -86,6 +89,10 @@ class GetPatientDetails(Tool):
             return
         ctx.identity_result = raw["status"]
         ctx.identity_candidate = None
+        looked_up = (fold_name(ctx.first_name or ""), fold_name(ctx.last_name or ""))
+        if raw["status"] == "not_found" and ctx.name_lookups and ctx.name_lookups[-1] == looked_up:
+            ctx.same_name_lookups += 1
+        ctx.name_lookups.append(looked_up)
         if raw["status"] == "matched":
             ctx.patient = store.patient(raw["patient_id"])
         elif raw["status"] == "dob_mismatch":

@@ -9,12 +9,10 @@ also by sound (metaphone).
 
 from __future__ import annotations
 
-import unicodedata
-
 import jellyfish
 from rapidfuzz import fuzz
 
-from ...domain import PatientRecord
+from ...domain import PatientRecord, fold_name
 
 # how alike a spoken name must be to the record, given an exact date of birth
 NAME_MATCH_THRESHOLD = 85
@@ -28,14 +26,42 @@ HEARD_SURNAME_THRESHOLD = 90
 
 
 def letters(text: str) -> str:
-    """A name as its letters only, lower case, accents folded: spaces, hyphens and apostrophes cost nothing."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if ch.isalpha() and not unicodedata.combining(ch))
+    """A name as its letters only, folded as every name comparison is (`domain.fold_name`): spaces, hyphens and
+    apostrophes cost nothing."""
+    return "".join(ch for ch in fold_name(text) if ch.isalpha())
 
 
 def name_score(on_file: str, heard: str) -> float:
     """0..100: how alike two single names are, compared as folded letters."""
     return fuzz.ratio(letters(on_file), letters(heard))
+
+
+def given_name_score(on_file: str, heard: str) -> float:
+    """0..100: how alike two given names are, where one may carry a middle name the other lacks ("Jane"
+    on file, "Jane Ann" said)."""
+    first_on_file, first_heard = on_file.split()[:1] or [""], heard.split()[:1] or [""]
+    return max(name_score(on_file, heard), name_score(first_on_file[0], first_heard[0]))
+
+
+# A whole name on file, said within the words given for the name, this alike (partial ratio on letters)
+WHOLE_NAME_SAID_THRESHOLD = 95
+
+
+def whole_name_said(patient: PatientRecord, heard: tuple[str, ...]) -> bool:
+    """The record's whole name is in what the caller said for their name, whatever the word breaks: a double
+    surname said without its hyphen ("O'Brien Nunez") or a first name run into the surname."""
+    on_file = letters(f"{patient.first_name} {patient.last_name}")
+    return len(on_file) >= 8 and any(
+        fuzz.partial_ratio(on_file, letters(text)) >= WHOLE_NAME_SAID_THRESHOLD
+        and len(letters(text)) >= len(on_file) for text in heard)
+
+
+def sounds_like(word: str, name: str) -> bool:
+    """Whether a word is the same name said another way: the same sound (metaphone), or one letter apart."""
+    a, b = letters(word), letters(name)
+    if not a or not b:
+        return False
+    return jellyfish.metaphone(a) == jellyfish.metaphone(b) or (min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= 80)
 
 
 def heard_alike(on_file: str, heard: str) -> bool:

@@ -33,7 +33,8 @@ def json_safe(value: Any) -> Any:
                 "practitioner_id": value.practitioner_id, "location_id": value.location_id,
                 "start": value.start.isoformat(timespec="minutes"), "status": value.status}
     if isinstance(value, TimeWindow):
-        return {k: json_safe(getattr(value, k)) for k in ("label", "start", "end", "time_from", "time_to")}
+        return {k: json_safe(getattr(value, k)) for k in ("label", "start", "end", "time_from", "time_to", "not_on")
+                if k != "not_on" or value.not_on}
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):

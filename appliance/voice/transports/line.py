@@ -1,7 +1,8 @@
 """An in-memory phone line: caller audio in from a queue, agent audio out to a tape.
 
 Like a real line, the input never stops: when the caller says nothing it
-sends silence, one 20 ms frame every 20 ms. Caller speech can be sent in
+sends silence (or the caller's background noise, looped), one 20 ms frame
+every 20 ms. Caller speech can be sent in
 real time or, for tests, as fast as the pipeline takes it (`fast=True`); the
 output can pace itself to real time (`realtime=True`, as a phone would play
 it) or take audio as fast as it comes.
@@ -26,15 +27,27 @@ FRAME_S = FRAME_MS / 1000
 
 
 class CallerLine:
-    """What the caller sends down the line: queued speech, else silence."""
+    """What the caller sends down the line: queued speech, else silence (or `background`)."""
 
-    def __init__(self, rate: int, *, fast: bool = False, tape: CallTape | None = None):
+    def __init__(self, rate: int, *, fast: bool = False, tape: CallTape | None = None, background: bytes | None = None):
         self.rate = rate
         self.fast = fast
         self.tape = tape
         self._pending: deque[tuple[bytes, asyncio.Future]] = deque()
         self._frame = frame_bytes(rate)
         self.sent_s = 0.0            # line time: seconds of audio sent so far
+        # what the line carries while the caller says nothing, looped (a room's noise); None: silence
+        self.background = background
+        self._background_at = 0
+
+    def _quiet(self) -> bytes:
+        loop = self.background
+        if not loop:
+            return silence(FRAME_S, self.rate)
+        at = self._background_at
+        frame = (loop[at: at + self._frame] + loop[: max(0, at + self._frame - len(loop))])[: self._frame]
+        self._background_at = (at + self._frame) % len(loop)
+        return frame
 
     def say(self, pcm: bytes) -> asyncio.Future:
         """Queue caller speech (PCM at the line's rate); the future resolves when it has all been sent."""
@@ -48,7 +61,6 @@ class CallerLine:
         return bool(self._pending)
 
     async def frames(self):
-        quiet = silence(FRAME_S, self.rate)
         due = time.monotonic()
         while True:
             if self._pending:
@@ -68,11 +80,11 @@ class CallerLine:
                     # the silence that lets the VAD hear the end, sent at once too
                     for _ in range(int(1.0 / FRAME_S)):
                         await asyncio.sleep(0)
-                        yield quiet
+                        yield self._quiet()
                     due = time.monotonic()
                 continue
             due = await _wait_until(due)
-            yield quiet
+            yield self._quiet()
 
     def note_sent(self, pcm: bytes) -> None:
         self.sent_s += len(pcm) / 2 / self.rate

@@ -1,0 +1,126 @@
+"""Corrections stick, names are checked before they are stored, and a day the caller cannot do is never booked."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from appliance.engine.clock import CountingIds
+from appliance.engine.engine import Engine
+from appliance.engine.types import CallInfo
+
+
+@pytest.fixture
+def call(flow, store, clock, recorder):
+    def start(caller_id: str = ""):
+        engine = Engine(flow=flow, store=store, clock=clock, new_id=CountingIds(), recorder=recorder)
+        engine.start(CallInfo(caller_id=caller_id))
+        return engine
+    return start
+
+
+def say(engine, *lines):
+    result = None
+    for line in lines:
+        result = engine.turn(line)
+    return result
+
+
+def created(result):
+    return [t for t in result.tools if t.name == "CreatePatient" and t.ok]
+
+
+# ------------------------------------------------------------ a corrected name
+
+@pytest.mark.parametrize("correction", [
+    "sorry, actually my last name is Smyth, S M Y T H, not Smith",
+    "oh sorry, it's Smyth, not Smith",
+    "not Smith, Smyth",
+    "Smith is wrong, it's Smyth",
+])
+def test_a_failed_lookup_after_a_name_correction_asks_about_visits_not_for_the_name(call, correction):
+    engine = call()
+    say(engine, "Hi, I'd like to book a follow-up", "Jon Smith")
+    asked = engine.turn(correction)
+    assert engine.ctx.last_name == "Smyth"
+    if asked.waiting_for == "dob":
+        asked = engine.turn("the 15th of June 1988")
+    assert asked.waiting_for == "been_before"          # not "could you tell me your full name once more?"
+    assert engine.turn("no, I'm new").waiting_for == "phone"
+
+
+def test_a_later_answer_in_the_old_form_does_not_undo_a_correction(call):
+    engine = call()
+    say(engine, "Hi, I'd like to book a follow-up", "Jon Smith", "it's Smyth, not Smith", "the 15th of June 1988")
+    engine.turn("Jon Smith")                           # the name as first said, to a question it does not answer
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Jon", "Smyth")
+
+
+def test_a_new_patient_s_read_back_spells_the_surname_and_what_is_stored_is_what_was_confirmed(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988")
+    read_back = engine.turn("oh four one two, three four five, six seven eight")
+    assert "Jon Smith, that's S, M, I, T, H" in read_back.reply
+    again = engine.turn("no, it's Smith with a Y")
+    assert "Jon Smyth, that's S, M, Y, T, H" in again.reply and again.waiting_for == "confirm"
+    done = engine.turn("yes")
+    assert created(done) and (engine.ctx.patient.first_name, engine.ctx.patient.last_name) == ("Jon", "Smyth")
+
+
+@pytest.mark.parametrize(("said", "correction", "stored"), [
+    ("Catherine Mitchel", "no, Katherine with a K, K not C", ("Katherine", "Mitchel")),
+    ("Katherine Mitchel", "the surname has two Ls", ("Katherine", "Mitchell")),
+    ("John Mitchell", "my first name is Jon, no H", ("Jon", "Mitchell")),
+    ("Anne Smith", "Smith, with an E on the end", ("Anne", "Smithe")),
+])
+def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, correction, stored):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", said, "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    assert engine.turn(correction).waiting_for == "confirm"
+    assert (engine.ctx.first_name, engine.ctx.last_name) == stored
+
+
+def test_a_letter_change_that_fits_neither_name_asks_for_a_spelling(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    assert engine.turn("no, it's with a Q").waiting_for == "spell_last"
+
+
+@pytest.mark.parametrize("garbled", ["Calmequo Quo", "Zxqv Vlorp"])
+def test_a_name_unlike_any_name_is_spelled_before_it_reaches_a_record(call, garbled):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", garbled, "the 15th of June 1988")
+    asked = engine.turn("oh four one two, three four five, six seven eight")
+    assert asked.waiting_for == "spell_last"
+    asked = engine.turn("K W O K, Kwok")
+    assert engine.ctx.last_name == "Kwok"
+    assert asked.waiting_for == "spell_first"
+    read_back = engine.turn("it's C A R M E N")
+    assert read_back.waiting_for == "confirm" and "Carmen Kwok" in read_back.reply
+    assert garbled.split()[0] not in read_back.reply
+    done = engine.turn("yes")
+    assert (engine.ctx.patient.first_name, engine.ctx.patient.last_name) == ("Carmen", "Kwok")
+
+
+# ------------------------------------------------------------ a changed day
+
+@pytest.mark.parametrize("change", [
+    "I'm working that day, can we do the Friday instead?",
+    "actually I can't do Thursday, can I have Friday?",
+    "Thursday's no good for me, what about Friday?",
+    "sorry, Thursday doesn't work, is Friday any better?",
+])
+def test_a_change_of_day_with_its_reason_offers_the_new_day_and_never_the_refused_one(call, change):
+    engine = call("+61400000001")                     # Sarah Johnson, on file
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "fourth of March eighty five")
+    offer = engine.turn("Thursday please")
+    assert offer.waiting_for == "slot_choice" and all(s.start.date() == date(2026, 11, 26) for s in engine.ctx.offered)
+    engine.turn(change)
+    assert engine.ctx.offered and all(s.start.date() == date(2026, 11, 27) for s in engine.ctx.offered)
+    refused = engine.turn("no, none of those work either, I can't do Friday")
+    assert all(s.start.date() not in (date(2026, 11, 26), date(2026, 11, 27)) for s in engine.ctx.offered), refused.reply
+    say(engine, "the first one", "yes")
+    assert engine.ctx.booked is not None and engine.ctx.booked.start.date() not in (date(2026, 11, 26), date(2026, 11, 27))

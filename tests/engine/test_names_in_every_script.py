@@ -1,0 +1,74 @@
+"""Names in every script: kept and read back as given (Unicode NFC), matched with case and accents folded."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from anyascii import anyascii
+
+from appliance.clinic import clinic_from_mapping
+from appliance.engine.clock import CountingIds
+from appliance.engine.engine import Engine
+from appliance.engine.types import CallInfo
+from appliance.store.clinic_store import ClinicStore
+
+ON_FILE = [
+    ("p-jose", "José", "García", "1980-02-14"),
+    ("p-zoe", "Zoë", "Müller", "1991-06-30"),
+    ("p-siobhan", "Siobhán", "O'Brien-Núñez", "1975-11-02"),
+    ("p-soren", "Søren", "Ødegaard", "1968-09-09"),
+    ("p-aroha", "Aroha", "Ngata", "2001-01-17"),
+]
+
+
+@pytest.fixture
+def clinic_store(db, clock, example_clinic_data):
+    for pid, first, last, dob in ON_FILE:
+        example_clinic_data["patients"].append({"id": pid, "first_name": first, "last_name": last, "dob": dob})
+    store = ClinicStore(db, new_id=CountingIds(), now=clock.now)
+    store.load_clinic(clinic_from_mapping(example_clinic_data))
+    return store
+
+
+def call(flow, store, clock):
+    engine = Engine(flow=flow, store=store, clock=clock, new_id=CountingIds())
+    engine.start(CallInfo(caller_id=""))
+    return engine
+
+
+@pytest.mark.parametrize(("said", "dob", "patient"), [
+    ("Jose Garcia", "14 February 1980", "p-jose"),                  # accents left out, as a caller types it
+    ("José García", "14 February 1980", "p-jose"),
+    ("Zoe Muller", "30 June 1991", "p-zoe"),
+    ("Siobhan O'Brien Nunez", "2 November 1975", "p-siobhan"),       # the hyphen said as a pause
+    ("Soren Odegaard", "9 September 1968", "p-soren"),
+    ("Aroha Ngata", "17 January 2001", "p-aroha"),
+])
+def test_a_patient_on_file_is_found_by_a_name_said_without_its_accents(flow, clinic_store, clock, said, dob, patient):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn(said)
+    engine.turn(dob)
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == patient
+
+
+@pytest.mark.parametrize("name", ["Zoë Müller", "Renée O'Brien-Núñez", "Søren Ødegaard", "Nguyễn Văn An"])
+def test_a_new_patient_s_name_is_read_back_and_stored_as_given(flow, store, clock, name):
+    engine = call(flow, store, clock)
+    engine.turn("I'd like to book a follow-up, I've never been before")
+    said = unicodedata.normalize("NFD", name)          # however the transcript composes its accents
+    engine.turn(said)
+    engine.turn("the 4th of March 1985")
+    read_back = engine.turn("oh four one two, three four five, six seven eight")
+    while read_back.waiting_for in ("spell_last", "spell_first"):   # a rare name is spelled first
+        part = engine.ctx.last_name if read_back.waiting_for == "spell_last" else engine.ctx.first_name
+        read_back = engine.turn(" ".join(anyascii(part).upper()))
+    first, last = engine.ctx.first_name, engine.ctx.last_name
+    assert unicodedata.is_normalized("NFC", first) and unicodedata.is_normalized("NFC", last)
+    assert first in name and last in name
+    assert f"{first} {last}" in read_back.reply
+    created = engine.turn("yes")
+    assert any(t.name == "CreatePatient" and t.ok for t in created.tools)
+    stored = engine.ctx.patient
+    assert (stored.first_name, stored.last_name) == (first, last)
