@@ -66,8 +66,10 @@ class Outcome:
         return f"heard {self.heard}, engine -> {state}, booked {self.booked}, barge-ins {self.barge_ins}"
 
 
-async def answer_read_back(runtime, flow, lines: list[Say], *, tail_s: float = 1.0) -> Outcome:
+async def answer_read_back(runtime, flow, lines: list[Say], *, tail_s: float = 1.0,
+                           background: bytes | None = None) -> Outcome:
     """Play the read-back and the caller's `lines`; return once the engine has answered the last of them.
+    `background`: what the line carries while the caller is quiet (a noisy room), looped.
 
     `tail_s` is at least a second: the VAD measures loudness over the line's last 0.4 s and reads none until it
     has that much, so a caller answering a read-back played in no time at all would not be heard."""
@@ -75,6 +77,7 @@ async def answer_read_back(runtime, flow, lines: list[Say], *, tail_s: float = 1
     # the caller's voice needs none of the script's lines: they were said in text
     quiet = full.model_copy(update={"caller": full.caller.model_copy(update={"answers": {}, "opening": "", "default": ""})})
     rig = await ScenarioCall.prepare(quiet, clinic, flow, runtime, fast=True, realtime_output=False)
+    rig.line.background = background
     try:
         read_back = await rig.host.call(_drive_to_read_back, rig.engine, full)
         rate = rig.rate
