@@ -499,8 +499,8 @@ class PhoneService:
             return
         loop = self.loop
 
-        def later(make: Callable[[], Any]) -> Callable[[], None]:
-            return lambda: loop.call_soon_threadsafe(lambda: loop.create_task(make()))
+        def later(make: Callable[[str], Any]) -> Callable[[str], None]:
+            return lambda user: loop.call_soon_threadsafe(lambda: loop.create_task(make(user)))
 
         self.feed.handler.control_call(session.call_id, transfer_now=later(session.staff_transfer),
                                        end_call=later(session.staff_end))

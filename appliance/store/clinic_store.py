@@ -172,6 +172,10 @@ class ClinicStore:
             else:
                 conn.execute("COMMIT")
 
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Several store writes as one transaction (made durable: see database.durable_commits)."""
+        return self._write()
+
     def _rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         cursor = self.db.conn.execute(sql, params)
         names = [d[0] for d in cursor.description]
@@ -689,6 +693,10 @@ class ClinicStore:
                 "UPDATE callback_requests SET status = 'done', done_by = ?, done_at = ?, note = ? WHERE id = ?",
                 [done_by, _second_text(self.now()), clip_text(note, 2 * MAX_TEXT_CHARS), callback_id],
             )
+            # calling the caller back is when staff confirm what their call booked (records.py: confirmed_aloud)
+            self.db.conn.execute(
+                "UPDATE appointments SET confirmed_aloud = 1 WHERE confirmed_aloud = 0 AND created_by_call IS NOT NULL "
+                "AND created_by_call = (SELECT call_id FROM callback_requests WHERE id = ?)", [callback_id])
 
     def add_to_waitlist(
         self,
