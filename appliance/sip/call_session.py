@@ -182,6 +182,7 @@ class CallSession:
             await self._post(self.phone_call.hang_up)
             await self._wait_or_gone(asyncio.sleep(BYE_WAIT_S))
         if self.host is not None:
+            await self._unheard_bookings()
             self.host.close()
         if self.tape is not None:
             self._write_recording()
@@ -198,6 +199,20 @@ class CallSession:
         call, self.phone_call = self.phone_call, None
         if call is not None:
             call.release()
+
+    async def _unheard_bookings(self) -> None:
+        """A booking the caller did not hear confirmed (they hung up during it): staff are asked to confirm it."""
+        from ..store.recovery import ask_staff_to_confirm
+
+        db = getattr(getattr(self.engine, "store", None), "db", None)
+        if db is None or self.voice_call is None:
+            return
+        call_id = getattr(getattr(self.engine, "ctx", None), "call_id", None) or self.call_id
+        try:
+            if await self.host.call(ask_staff_to_confirm, db, call_id, self.caller_id):
+                log.info("call %s: a booking was not heard confirmed: callback request raised", self.call_id)
+        except Exception as exc:
+            log.error("call %s: unheard bookings not checked (%s)", self.call_id, type(exc).__name__)
 
     async def _close_unstarted(self) -> None:
         """The engine was built but no conversation ran (hang-up while ringing, no media): nothing to record
