@@ -492,8 +492,11 @@ def check_interrupted_calls(settings: Settings) -> Check:
     from ..engine.types import CUT_OFF
 
     db_path = settings.paths.database
+    if not db_path.is_file():
+        return Check("OK", "interrupted calls", "no database to look in")
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=2)
+        # read only, but not opened read-only: the last connection to close tidies the -wal and -shm files away
+        conn = sqlite3.connect(db_path, timeout=2)
     except sqlite3.Error:
         return Check("OK", "interrupted calls", "no database to look in")
     try:

@@ -261,7 +261,7 @@ def unreplayed(path: str | Path, db_path: str | Path | None) -> int | None:
     done: set[str] = set()
     if db_path is not None and Path(db_path).is_file():
         try:
-            conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=2)
+            conn = sqlite3.connect(db_path, timeout=2)     # reads only (not opened read-only: see doctor.py)
             try:
                 marks = ", ".join("?" for _ in entries)
                 done = {row[0] for row in conn.execute(
