@@ -127,10 +127,10 @@ class PhoneService:
             self.runtime = VoiceRuntime.shared(self.settings)
         db_path = self.settings.paths.database
         greeting = None
-        if not self._custom_factory:
+        if not self._custom_factory:        # an engine factory brings its own database (simulations)
             greeting = self._prepare_clinic()
-        self._open_journal()
-        self.maintain(recover=True)
+            self._open_journal()
+            self.maintain(recover=True)
         self._warm(greeting)
         if self.serve_monitor and db_path is not None and Path(db_path).exists():
             self._serve_monitor(db_path)
@@ -211,7 +211,7 @@ class PhoneService:
         from ..store.recovery import recover as recover_calls
 
         db_path = self.settings.paths.database
-        if db_path is None or not Path(db_path).exists():
+        if self._custom_factory or db_path is None or not Path(db_path).exists():
             return
         if not recover and (self.journal is None or not self.journal.pending()):
             return
