@@ -172,3 +172,19 @@ def test_a_lock_that_clears_within_the_budget_costs_the_caller_nothing(tmp_path,
     engine = clinic.call(BOOKING)
     holder.close()
     assert engine.outcome() == "booked"
+
+
+def test_a_caller_the_service_cuts_off_gets_a_callback_and_staff_endings_say_who(clinic):
+    engine = clinic.call(BOOKING[:2])
+    assert engine.cut("shutdown", "the service was stopped during the call") == "shutdown"
+    call_id = engine.ctx.call_id
+    ((outcome, reason, by),) = clinic.rows("SELECT outcome, end_reason, ended_by FROM calls WHERE id = ?", call_id)
+    assert (outcome, by) == ("shutdown", None) and "stopped" in reason
+    ((text, phone),) = clinic.rows("SELECT reason, phone FROM callback_requests WHERE call_id = ?", call_id)
+    assert text.startswith("cut_off") and phone == "+61491570006"
+
+    staff = clinic.call(BOOKING[:2])
+    assert staff.cut("ended_by_staff", "ended from the monitor", by="frontdesk") == "ended_by_staff"
+    assert clinic.rows("SELECT outcome, ended_by FROM calls WHERE id = ?", staff.ctx.call_id) == [
+        ("ended_by_staff", "frontdesk")]
+    assert clinic.rows("SELECT count(*) FROM callback_requests WHERE call_id = ?", staff.ctx.call_id) == [(0,)]

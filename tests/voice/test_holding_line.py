@@ -8,7 +8,6 @@ speech side is timed as if each line took `LINE_S` to say.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import sqlite3
 import time
 from datetime import datetime
@@ -21,9 +20,11 @@ from appliance.engine.types import TurnResult  # noqa: E402
 from appliance.store import open_database  # noqa: E402
 from appliance.store.records import CallRecorder, RecordError  # noqa: E402
 from appliance.store.write_budget import WriteBudget  # noqa: E402
-from appliance.voice.conversation import EngineProcessor, TurnTiming, _Speech  # noqa: E402
+from appliance.voice.conversation import EngineProcessor, TurnTiming  # noqa: E402
 from appliance.voice.engine_host import EngineHost  # noqa: E402
 from appliance.voice.speech_cache import FILLERS, HOLDING_LINES  # noqa: E402
+
+from .timed_speech import timed  # noqa: E402
 
 LINE_S = 0.9
 LOCK_S = 5.0
@@ -46,9 +47,7 @@ class LockedStoreEngine:
 
 
 def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_path):
-    said: list[list] = []
-
-    async def run() -> float:
+    async def run() -> tuple[float, list[list]]:
         path = tmp_path / "appliance.db"
         open_database(path).close()
         holder = sqlite3.connect(path, isolation_level=None)
@@ -56,27 +55,7 @@ def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_pat
         host = EngineHost("hold")
         engine = await host.call(LockedStoreEngine, path)
         processor = EngineProcessor(host=host, engine=engine, filler_after_ms=700)
-        ids = itertools.count(1)
-
-        async def say(text, *, seq, kind):
-            speech = _Speech(next(ids), kind)
-            line = [time.monotonic(), None, text]
-            said.append(line)
-
-            async def played():
-                await asyncio.sleep(LINE_S)
-                line[1] = time.monotonic()
-                speech.finished.set()
-
-            asyncio.get_running_loop().create_task(played())
-            return speech
-
-        async def cancel(task, timeout=None):
-            task.cancel()
-
-        processor._say = say
-        processor.create_task = lambda coro, name=None: asyncio.get_running_loop().create_task(coro)
-        processor.cancel_task = cancel
+        said = timed(processor, line_s=LINE_S)
         started = time.monotonic()
         try:
             await processor._ask_engine(TurnTiming(seq=-1, kind="reply"), engine.turn, "yes please")
@@ -84,9 +63,9 @@ def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_pat
             holder.execute("ROLLBACK")
             holder.close()
             host.close()
-        return started
+        return started, said
 
-    started = asyncio.run(run())
+    started, said = asyncio.run(run())
     texts = [text for _, _, text in said]
     assert texts[0] in FILLERS and set(texts[1:]) <= set(HOLDING_LINES) and len(texts) >= 3, texts
     assert said[0][0] - started < 0.9                     # the filler, as soon as the engine is late
