@@ -37,6 +37,9 @@ from .database import durable_commits
 from .write_budget import WriteBudget, is_refusal
 
 RESULT_KINDS = ("ok", "guard", "pms", "other")
+# timings and "heard" are written after the reply has played, while the caller may already be speaking: they
+# wait this long at most for a locked database (a booking left unheard is asked of staff; a timing is only lost)
+AFTER_REPLY_WAIT_S = 0.5
 
 # Filled in later by the voice layer: moments (ISO text) and durations (milliseconds).
 TIMING_MOMENTS = ("speech_start", "speech_end", "agent_speech_start", "agent_speech_end")
@@ -101,17 +104,19 @@ class CallRecorder:
             pass
         return "the database"
 
-    def _transaction(self, what: str, body: Callable[[sqlite3.Connection], T], *, durable: bool = False) -> T:
-        """`body(conn)` in one write transaction, retried within the budget; RecordError when refused.
-        Inside an open transaction, `body` just runs in it (the outer transaction commits or rolls back)."""
+    def _transaction(self, what: str, body: Callable[[sqlite3.Connection], T], *, durable: bool = False,
+                     limit_s: float | None = None) -> T:
+        """`body(conn)` in one write transaction, retried within the budget (at most `limit_s`); RecordError when
+        refused. Inside an open transaction, `body` just runs in it (the outer transaction commits or rolls
+        back)."""
         conn = self.db.conn
         if conn.in_transaction:
             return body(conn)
         try:
             if durable:
                 with durable_commits(conn):
-                    return self.budget.run(conn, body)
-            return self.budget.run(conn, body)
+                    return self.budget.run(conn, body, limit_s=limit_s)
+            return self.budget.run(conn, body, limit_s=limit_s)
         except sqlite3.IntegrityError as error:
             raise RecordError(f"cannot record {what} in {self._where()}: {error}") from error
         except sqlite3.Error as error:
@@ -232,7 +237,8 @@ class CallRecorder:
 
     def reply_heard(self, *, call_id: str, seq: int) -> None:
         """The reply of turn `seq` was played to the caller to its end: what it confirmed has been heard."""
-        self._transaction(f"turn {seq} of call {call_id!r} heard", lambda conn: self._mark_heard(conn, call_id, seq))
+        self._transaction(f"turn {seq} of call {call_id!r} heard", lambda conn: self._mark_heard(conn, call_id, seq),
+                          limit_s=AFTER_REPLY_WAIT_S)
 
     @staticmethod
     def _mark_heard(conn: sqlite3.Connection, call_id: str, seq: int) -> None:
@@ -301,7 +307,7 @@ class CallRecorder:
             if cursor.rowcount == 0:
                 raise RecordError(f"no turn {seq} of call {call_id!r} in {self._where()}: record the turn first")
 
-        self._transaction(f"timings of turn {seq} of call {call_id!r}", body)
+        self._transaction(f"timings of turn {seq} of call {call_id!r}", body, limit_s=AFTER_REPLY_WAIT_S)
 
     def call_ended(
         self, *, call_id: str, ended_at: datetime, outcome: str | None, final_state: str | None, end_action: str | None,

@@ -49,11 +49,13 @@ class WriteBudget:
     def allowance(self) -> float:
         return self.after_refusal_s if self.refused else self.wait_s
 
-    def run(self, conn: sqlite3.Connection, body: Callable[[sqlite3.Connection], T]) -> T:
+    def run(self, conn: sqlite3.Connection, body: Callable[[sqlite3.Connection], T], *,
+            limit_s: float | None = None) -> T:
         """`body` in one write transaction (BEGIN IMMEDIATE ... COMMIT), tried again while the database refuses
-        and the budget lasts; raises the last refusal (sqlite3.Error) when it runs out. Any other exception
-        rolls back and is raised at once."""
-        deadline = time.monotonic() + self.allowance()
+        and the budget lasts (at most `limit_s`: for writes nobody waits on); raises the last refusal
+        (sqlite3.Error) when it runs out. Any other exception rolls back and is raised at once."""
+        allowance = self.allowance() if limit_s is None else min(limit_s, self.allowance())
+        deadline = time.monotonic() + allowance
         previous = conn.execute("PRAGMA busy_timeout").fetchone()[0]
         try:
             while True:
