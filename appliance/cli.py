@@ -61,14 +61,23 @@ def db() -> None:
 @db.command("init")
 @click.option("--clinic", "clinic_file", type=click.Path(path_type=Path), required=True, help="Clinic YAML file.")
 @click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database file to create.")
-@click.option("--replace", is_flag=True, help="Replace an existing database file.")
-def db_init(clinic_file: Path, db_path: Path | None, replace: bool) -> None:
+@click.option("--replace", is_flag=True, help="Replace an existing database file (a copy is kept in the backup "
+                                             "folder first).")
+@click.option("--force", is_flag=True, help="With --replace: even though the phone service seems to be running.")
+def db_init(clinic_file: Path, db_path: Path | None, replace: bool, force: bool) -> None:
     """Build a database from a clinic file (nothing is written if the file is invalid)."""
+    from .admin.backup import BackupError, backup_before_replacing
     from .store.database import build_database
 
     clinic = _load_clinic(clinic_file)
     target = db_path or paths.database_path()
     target.parent.mkdir(parents=True, exist_ok=True)
+    if replace and target.exists():
+        try:
+            kept = backup_before_replacing(_admin_settings(), target, force=force)
+        except BackupError as exc:
+            _fail(str(exc))
+        click.echo(f"the previous database is kept as {kept}")
     try:
         built = build_database(clinic, target, replace=replace)
     except ValueError as exc:

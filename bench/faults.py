@@ -15,8 +15,13 @@ legitimate call that must be answered:
 - `--messages` malformed SIP messages (seeded: the same seed sends the same bytes), half over UDP, half
   over TCP; the service must not crash.
 
-Every loop is bounded and stops by itself; all traffic goes to 127.0.0.1. Other parts (database, crashes)
-add their own functions and sections here.
+The storage part ("Reliability: recovery and storage", `--part storage [--kills 20]`, in storage_faults.py)
+kills `appliance run` mid-call at seeded moments and restarts it, holds the database's write lock and fills
+the disk during a booking, and scans the logs for patient data; its docstring says how.
+
+Every loop is bounded and stops by itself; all traffic goes to 127.0.0.1.
+
+    python bench/faults.py [--part sip|storage|all]
 """
 
 from __future__ import annotations
@@ -319,10 +324,19 @@ def main() -> int:
     parser.add_argument("--invites", type=int, default=500, help="INVITEs in the flood")
     parser.add_argument("--rate", type=int, default=100, help="INVITEs a second in the flood")
     parser.add_argument("--messages", type=int, default=1000, help="malformed messages (half UDP, half TCP)")
+    parser.add_argument("--part", choices=("sip", "storage", "all"), default="all", help="which faults to play")
+    parser.add_argument("--kills", type=int, default=20, help="kill -9 moments across booking calls (storage)")
     args = parser.parse_args()
-    body = sip_reliability(args)
-    print(body)
-    print(f"\nwritten to {write_section('reliability-sip', body)}")
+    if args.part in ("sip", "all"):
+        body = sip_reliability(args)
+        print(body)
+        print(f"\nwritten to {write_section('reliability-sip', body)}")
+    if args.part in ("storage", "all"):
+        from storage_faults import storage_reliability
+
+        body = storage_reliability(args)
+        print(body)
+        print(f"\nwritten to {write_section('reliability-storage', body)}")
     return 0
 
 

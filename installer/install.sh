@@ -92,6 +92,7 @@ UNITS=/etc/systemd/system
 BIN_LINK=/usr/local/bin/appliance
 LOG=/var/log/appliance-install.log
 SERVICE_USER=appliance
+STAFF_GROUP=appliance-staff     # front-desk staff: may watch calls and act on them in the monitor
 SHIP=(appliance config models installer systemd docs pyproject.toml README.md)
 P() { printf '%s%s' "$ROOT" "$1"; }
 
@@ -472,12 +473,19 @@ detect_gpu() {
 }
 
 create_user() {
-    step "Creating the service user '$SERVICE_USER'"
+    step "Creating the service user '$SERVICE_USER' and the front desk's group '$STAFF_GROUP'"
     if [ -n "$ROOT" ]; then
         system groupadd --system "$SERVICE_USER"
+        system groupadd --system "$STAFF_GROUP"
         system useradd --system --gid "$SERVICE_USER" --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin \
             --comment "Clinic receptionist appliance" "$SERVICE_USER"
         return
+    fi
+    if getent group "$STAFF_GROUP" >/dev/null; then
+        say "group $STAFF_GROUP exists"
+    else
+        system groupadd --system "$STAFF_GROUP"
+        CHANGES=$((CHANGES + 1))
     fi
     if getent group "$SERVICE_USER" >/dev/null; then
         say "group $SERVICE_USER exists"
@@ -665,8 +673,9 @@ write_config() {
 
 prepare_data() {
     step "Preparing the data folder ($DATA)"
-    ensure_dir "$DATA" 0700 "$SERVICE_USER:$SERVICE_USER"
-    ensure_dir "$DATA/backups" 0700 "$SERVICE_USER:$SERVICE_USER"
+    # the one permission model: the service user writes, the staff group reads (the monitor), nobody else
+    ensure_dir "$DATA" 0750 "$SERVICE_USER:$STAFF_GROUP"
+    ensure_dir "$DATA/backups" 0700 "$SERVICE_USER:$STAFF_GROUP"
     local db="$DATA/appliance.db"
     if [ -f "$(P "$db")" ]; then
         say "the database exists: kept ($db)"
@@ -674,8 +683,8 @@ prepare_data() {
         as_service_user "$VENV/bin/appliance" db init --clinic "$(P "$ETC")/clinic.yaml" --db "$(P "$db")" | sed 's/^/      /'
         changed "created the database $db from $ETC/clinic.yaml"
     fi
-    fix_mode "$db" 0600
-    fix_owner "$DATA" "$SERVICE_USER:$SERVICE_USER" -R
+    fix_mode "$db" 0640
+    fix_owner "$DATA" "$SERVICE_USER:$STAFF_GROUP" -R
 }
 
 install_models() {
@@ -791,7 +800,8 @@ Installed$([ -z "$ROOT" ] || echo " into $ROOT (--root)"). $CHANGES change(s) ma
   2. Replace the demo clinic in $ETC/clinic.yaml with yours, then rebuild the database (this
      empties it): sudo -u $SERVICE_USER appliance db init --clinic $ETC/clinic.yaml --replace
   3. Let the PBX reach this box: ${sip_port:-5060}/udp and ${sip_port:-5060}/tcp (SIP) and ${rtp_range:-4000-4199}/udp (call audio).
-  4. The front desk's screen: sudo -u $SERVICE_USER appliance monitor
+  4. The front desk's screen: add each front-desk login to the staff group
+     (sudo usermod -aG $STAFF_GROUP LOGIN, then log in again); they run: appliance monitor
   5. Check everything again at any time: sudo -u $SERVICE_USER appliance doctor
   Logs: journalctl -u appliance   The guide: $APP/docs/it-admin.md   This install's log: $(P "$LOG")
 EOF

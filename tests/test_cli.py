@@ -22,7 +22,7 @@ def test_db_init_builds_a_private_database(tmp_path):
     run = appliance("db", "init", "--clinic", DEMO_CLINIC, "--db", target)
     assert run.returncode == 0, run.stderr
     assert "Harbourside Health" in run.stdout
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640        # the owner writes, the staff group reads
     again = appliance("db", "init", "--clinic", DEMO_CLINIC, "--db", target)
     assert again.returncode != 0 and "--replace" in again.stderr
 
@@ -62,4 +62,4 @@ def test_demo_call_completes_a_booking(tmp_path):
     assert "call ended: outcome booked" in run.stdout
     assert run.stdout.strip().splitlines()[-1].startswith("PASS demo call")
     assert (tmp_path / "demo.db").exists()
-    assert stat.S_IMODE((tmp_path / "demo.db").stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "demo.db").stat().st_mode) == 0o640

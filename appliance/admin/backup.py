@@ -7,6 +7,11 @@ a single self-contained file (journal_mode DELETE). Backups named
 `appliance-YYYYmmdd-HHMMSS.db` in the backup folder are rotated: the newest
 `[data] backups_kept` stay.
 
+Replacing the database with a new one (`appliance db init --replace`) refuses
+while the service runs (a call in progress would go on writing to a file that
+is no longer the database) and always keeps the old one first as
+`before-replace-YYYYmmdd-HHMMSS.db` in the backup folder (never rotated).
+
 A restore refuses while the service runs (it holds the database open),
 checks the backup with `PRAGMA integrity_check` first, keeps the current
 database as `<name>.before-restore`, and gives the restored file the data
@@ -68,6 +73,24 @@ def backup_database(settings: Settings, *, database: Path | None = None, to: Pat
     if to is None:
         removed = rotate_backups(target.parent, settings.data.backups_kept)
     return BackupResult(target, target.stat().st_size, removed)
+
+
+def backup_before_replacing(settings: Settings, database: Path, *, force: bool = False,
+                            now: datetime | None = None) -> Path:
+    """Before `database` is replaced by a new one: refuse while the service runs (unless `force`), then keep a
+    copy in the backup folder; where it was kept."""
+    running = service_process.service_running()
+    if running and not force:
+        raise BackupError(f"the phone service is running ({running}): a call in progress would lose what it writes. "
+                          "Stop it first with `sudo systemctl stop appliance`, then run this again "
+                          "(or add --force)")
+    stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
+    target = settings.backup_dir / f"before-replace-{stamp}.db"
+    n = 1
+    while target.exists():
+        target = settings.backup_dir / f"before-replace-{stamp}-{n}.db"
+        n += 1
+    return backup_database(settings, database=database, to=target).path
 
 
 def rotate_backups(folder: Path, keep: int) -> tuple[Path, ...]:

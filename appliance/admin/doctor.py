@@ -20,6 +20,7 @@ phone service (`appliance run`) rewrites at every change and every renewal:
 from __future__ import annotations
 
 import errno
+import grp
 import json
 import os
 import pwd
@@ -39,6 +40,7 @@ from . import service_process
 
 Status = Literal["OK", "WARN", "FAIL"]
 SERVICE_USER = "appliance"
+STAFF_GROUP = "appliance-staff"     # the front desk: may read the data folder and the database (the monitor)
 SIP_STATUS_FILE = "sip-status.json"
 DISK_WARN = 2 * 1024 ** 3
 DISK_FAIL = 500 * 1024 ** 2
@@ -80,6 +82,8 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
         checks.append(check_sip_registration(settings, now))
         checks.append(check_data_dir(settings))
         checks.append(check_database(settings))
+        checks.append(check_fallback_journal(settings))
+        checks.append(check_interrupted_calls(settings))
     checks.append(check_disk(settings.paths.data_dir if settings else paths.data_dir()))
     checks += check_clock(now)
     if settings is not None:
@@ -392,10 +396,34 @@ def check_data_dir(settings: Settings) -> Check:
     if info.st_uid != uid:
         return Check("FAIL", "data folder", f"{folder} is owned by {_user_name(info.st_uid)}, not {user}",
                      f"sudo chown -R {user}: {folder}")
-    if mode & 0o077:
-        return Check("FAIL", "data folder", f"{folder} has mode {mode:04o}: other users can look inside "
-                                            "(it holds patient data)", f"sudo chmod 700 {folder}")
-    return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}")
+    problem = _shared_too_widely(info, "look inside")
+    if problem:
+        return Check("FAIL", "data folder", f"{folder} has mode {mode:04o}: {problem} (it holds patient data)",
+                     f"sudo chown {user}:{STAFF_GROUP} {folder} && sudo chmod 750 {folder}")
+    return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}{_group_note(info)}")
+
+
+def _shared_too_widely(info: os.stat_result, verb: str) -> str | None:
+    """The one permission model: the owner (the service user) writes, the staff group may read, nobody else."""
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o007:
+        return f"other users can {verb}"
+    if mode & 0o020:
+        return "its group can write to it"
+    if mode & 0o070 and _group_name(info.st_gid) != STAFF_GROUP:
+        return f"group {_group_name(info.st_gid)} can {verb}, and only {STAFF_GROUP} may"
+    return None
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)
+
+
+def _group_note(info: os.stat_result) -> str:
+    return f", group {STAFF_GROUP} may read" if stat.S_IMODE(info.st_mode) & 0o040 else ""
 
 
 def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
@@ -413,9 +441,11 @@ def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
     if info.st_uid != uid:
         return Check("FAIL", "database", f"{db_path} is owned by {_user_name(info.st_uid)}, not {user}",
                      f"sudo chown {user}: {db_path}")
-    if mode != 0o600:
-        return Check("FAIL", "database", f"{db_path} has mode {mode:04o}, not 0600 (it holds patient data)",
-                     f"sudo chmod 600 {db_path}")
+    problem = _shared_too_widely(info, "read it")
+    if problem or not mode & 0o200:
+        return Check("FAIL", "database", f"{db_path} has mode {mode:04o}: {problem or 'its owner cannot write it'} "
+                                         "(it holds patient data)",
+                     f"sudo chown {user}:{STAFF_GROUP} {db_path} && sudo chmod 640 {db_path}")
     try:
         conn = sqlite3.connect(db_path, timeout=lock_timeout, isolation_level=None)
     except sqlite3.Error as exc:
@@ -434,7 +464,59 @@ def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
                      f"restore a backup: appliance db restore {settings.backup_dir}/<newest>.db")
     finally:
         conn.close()
-    return Check("OK", "database", f"{db_path}: writable, mode 0600, owner {user}, schema {version}")
+    return Check("OK", "database", f"{db_path}: writable, mode {mode:04o}, owner {user}{_group_note(info)}, "
+                                   f"schema {version}")
+
+
+def check_fallback_journal(settings: Settings) -> Check:
+    """Writes the database refused (a full disk, a held lock) wait in the fallback journal until replayed."""
+    from ..store.fallback_journal import FILE_NAME, unreplayed
+
+    journal = settings.paths.data_dir / FILE_NAME
+    waiting = unreplayed(journal, settings.paths.database)
+    if waiting is None:
+        return Check("WARN", "fallback journal", f"{journal} cannot be read",
+                     f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor")
+    if waiting:
+        return Check("WARN", "fallback journal",
+                     f"{waiting} call record or callback entr{'y' if waiting == 1 else 'ies'} the database refused "
+                     "wait in {journal} (kept safe, not yet in the monitor)".replace("{journal}", str(journal)),
+                     "free disk space (see the disk check) and stop whatever holds the database; the running "
+                     "service replays them within seconds (or at its next start)")
+    return Check("OK", "fallback journal", "nothing waiting")
+
+
+def check_interrupted_calls(settings: Settings) -> Check:
+    """Calls a crash or a shutdown cut off whose callers are still to be called back, and bookings a caller may
+    not have heard confirmed."""
+    from ..engine.types import CUT_OFF
+
+    db_path = settings.paths.database
+    if not db_path.is_file():
+        return Check("OK", "interrupted calls", "no database to look in")
+    try:
+        # read only, but not opened read-only: the last connection to close tidies the -wal and -shm files away
+        conn = sqlite3.connect(db_path, timeout=2)
+    except sqlite3.Error:
+        return Check("OK", "interrupted calls", "no database to look in")
+    try:
+        marks = ", ".join("?" for _ in CUT_OFF)
+        waiting = conn.execute(
+            f"SELECT count(DISTINCT c.id) FROM calls c JOIN callback_requests r ON r.call_id = c.id "
+            f"WHERE c.outcome IN ({marks}) AND r.status = 'open'", CUT_OFF).fetchone()[0]
+        unheard = conn.execute(
+            "SELECT count(*) FROM appointments a JOIN calls c ON c.id = a.created_by_call WHERE a.status = 'booked' "
+            "AND a.confirmed_aloud = 0 AND c.ended_at IS NOT NULL").fetchone()[0]
+    except sqlite3.Error:
+        return Check("OK", "interrupted calls", "not recorded by this database's version")
+    finally:
+        conn.close()
+    if waiting or unheard:
+        return Check("WARN", "interrupted calls",
+                     f"{waiting} caller(s) cut off mid-call wait for a callback; {unheard} booking(s) made on a call "
+                     "may not have been heard confirmed",
+                     "the front desk works them in the monitor's Needs attention (open callbacks) and marks them done")
+    return Check("OK", "interrupted calls", "no caller cut off is waiting for staff")
 
 
 def check_disk(folder: Path) -> Check:

@@ -7,7 +7,9 @@ transitions, which tools ran and how they ended), so the monitor's figures
 and history still add up. What goes is the words: the caller's and the
 agent's text of every turn, the evidence a rule matched on, and the
 arguments and results of its tool calls (names, dates of birth, phone
-numbers). Deleted text is overwritten in the file (`secure_delete`).
+numbers). Callback requests made before the limit lose their free text too:
+the caller's name, number and own words, and staff notes (open or done: one
+that old is stale). Deleted text is overwritten in the file (`secure_delete`).
 
 Recordings are the `*.wav` files under `<data_dir>/recordings`, aged by their
 modification time; emptied subfolders are removed.
@@ -32,6 +34,7 @@ class PruneReport:
     calls: int                    # calls whose words were removed now
     turns: int
     tool_calls: int
+    callbacks: int                # callback requests whose name, number, words and notes were removed now
     recordings: tuple[Path, ...]  # recording files deleted
     recording_cutoff: datetime
 
@@ -40,6 +43,8 @@ class PruneReport:
         delete = "would delete" if dry_run else "deleted"
         return [f"{verb} the transcripts of {self.calls} call(s) that started before {self.transcript_cutoff} "
                 f"({self.turns} turns, {self.tool_calls} tool calls); call outcomes are kept",
+                f"{verb} the names, numbers, words and notes of {self.callbacks} callback request(s) made before "
+                f"{self.transcript_cutoff}",
                 f"{delete} {len(self.recordings)} recording(s) older than "
                 f"{self.recording_cutoff:%Y-%m-%d %H:%M}"]
 
@@ -49,10 +54,11 @@ def prune(settings: Settings, *, database: Path | None = None, now: datetime | N
     """Apply the retention limits once; `now` is the wall clock (naive local time or aware)."""
     moment = now or datetime.now().astimezone()
     db_path = Path(database or settings.paths.database)
-    cutoff, calls, turns, tools = _prune_transcripts(db_path, moment, settings.data.transcript_days, dry_run)
+    cutoff, calls, turns, tools, callbacks = _prune_transcripts(db_path, moment, settings.data.transcript_days,
+                                                                dry_run)
     recording_cutoff = moment - timedelta(days=settings.data.recording_days)
     recordings = _prune_recordings(settings.recordings_dir, recording_cutoff, dry_run)
-    return PruneReport(cutoff, calls, turns, tools, recordings, recording_cutoff.replace(tzinfo=None))
+    return PruneReport(cutoff, calls, turns, tools, callbacks, recordings, recording_cutoff.replace(tzinfo=None))
 
 
 def _clinic_now(conn: sqlite3.Connection, moment: datetime) -> datetime:
@@ -70,7 +76,11 @@ def _clinic_now(conn: sqlite3.Connection, moment: datetime) -> datetime:
     return (moment.astimezone(zone) if zone else moment.astimezone()).replace(tzinfo=None)
 
 
-def _prune_transcripts(db_path: Path, moment: datetime, days: int, dry_run: bool) -> tuple[str, int, int, int]:
+_CALLBACK_TEXT = "(name IS NOT NULL OR phone IS NOT NULL OR reason IS NOT NULL OR note IS NOT NULL)"
+
+
+def _prune_transcripts(db_path: Path, moment: datetime, days: int,
+                       dry_run: bool) -> tuple[str, int, int, int, int]:
     if not db_path.is_file():
         raise FileNotFoundError(f"{db_path}: no database (create it with: appliance db init --clinic FILE)")
     conn = sqlite3.connect(db_path, timeout=10, isolation_level=None)
@@ -92,7 +102,13 @@ def _prune_transcripts(db_path: Path, moment: datetime, days: int, dry_run: bool
                 "AND (caller_text IS NOT NULL OR agent_text IS NOT NULL OR trigger_evidence IS NOT NULL) "
                 f"UNION SELECT call_id FROM tool_calls WHERE call_id IN ({old_calls}) "
                 "AND (arguments != '{}' OR result != '{}'))", [cutoff, cutoff]).fetchone()[0]
+            callbacks = conn.execute(f"SELECT count(*) FROM callback_requests WHERE created_at < ? AND {_CALLBACK_TEXT}",
+                                     [cutoff]).fetchone()[0]
             if not dry_run:
+                conn.execute("UPDATE callback_requests SET name = NULL, phone = NULL, reason = NULL, note = NULL "
+                             f"WHERE created_at < ? AND {_CALLBACK_TEXT}", [cutoff])
+                if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'journal_replayed'").fetchone():
+                    conn.execute("DELETE FROM journal_replayed WHERE replayed_at < ?", [cutoff])
                 conn.execute(f"UPDATE turns SET caller_text = NULL, agent_text = NULL, trigger_evidence = NULL "
                              f"WHERE call_id IN ({old_calls}) AND (caller_text IS NOT NULL OR agent_text IS NOT NULL "
                              "OR trigger_evidence IS NOT NULL)", [cutoff])
@@ -105,12 +121,12 @@ def _prune_transcripts(db_path: Path, moment: datetime, days: int, dry_run: bool
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        if not dry_run and (turns or tools):
+        if not dry_run and (turns or tools or callbacks):
             try:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # the old text leaves the WAL file too
             except sqlite3.Error:
                 pass
-        return cutoff, calls, turns, tools
+        return cutoff, calls, turns, tools, callbacks
     finally:
         conn.close()
 

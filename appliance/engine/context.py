@@ -87,6 +87,9 @@ class CallContext:
     ended: bool = False
     end_action: str | None = None
     hung_up: bool = False
+    store_refused: bool = False        # the database refused a write this call (locked, full): see types.OUTCOMES
+    # the call was ended from outside the conversation: (outcome, reason, staff user or None)
+    cut: tuple[str, str, str | None] | None = None
 
     # answers of the kinds registered extractors read (understanding/extractors.py), by kind
     answers: dict[str, Any] = field(default_factory=dict)

@@ -30,7 +30,8 @@ from .flow import RETURN, Condition, Edge, Flow, State
 from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
 from .tools import TOOLS, Ledger, ToolKind, ToolRunner
-from .types import NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
+from .tools.runner import STORE_REFUSED
+from .types import CUT_OFF, NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
 
 log = logging.getLogger("appliance.engine")
 
@@ -51,13 +52,15 @@ class CallEnded(RuntimeError):
 class Engine:
     def __init__(self, *, flow: Flow, store: ClinicStore, clock: Clock,
                  new_id: Callable[[str], str] = random_ids, recorder: Any = None,
-                 classifier: FallbackClassifier | None = None):
+                 classifier: FallbackClassifier | None = None, fallback: Any = None):
+        """`fallback`: where a callback request goes when the database refuses it (a JournalingStore)."""
         self.flow = flow
         self.store = store
         self.clock = clock
         self.new_id = new_id
         self.recorder = recorder
         self.classifier = classifier
+        self.fallback = fallback
         self.profile = store.profile()
         self.catalog = store.catalog()
         self.region = region_for(self.profile.region)
@@ -69,6 +72,7 @@ class Engine:
         self.seq = -1
         self._side_origin: list[str] = []
         self._unsaved: list[tuple[str, dict]] = []
+        self._caller_text = ""
         self._reset_turn()
 
     # ------------------------------------------------------------ public API
@@ -89,7 +93,9 @@ class Engine:
         self.ctx = CallContext(call_id=call_id, caller_id=self._normalise_caller_id(call.caller_id),
                                transfer_number=self.profile.transfer_number)
         self.runner = ToolRunner(store=self.store, ledger=self.ledger, call_id=call_id,
-                                 now=self.clock.now, record=self._record_tool)
+                                 now=self.clock.now, record=self._record_tool,
+                                 commit=self._commit_write if self._records_with_store() else None,
+                                 fallback=self.fallback)
         self._record("call_started", call_id=call_id, clinic=self.profile.name,
                      caller_id=call.caller_id or "", started_at=self.clock.now())
         self._flush()
@@ -109,6 +115,7 @@ class Engine:
         self._reset_turn()
         self.seq += 1
         text = (text or "").strip()
+        self._caller_text = text
         trigger: list[Trigger | None] = [None]
 
         def handle() -> None:
@@ -144,20 +151,48 @@ class Engine:
         self._guarded(lambda: self._enter(target, Trigger("transfer_failed", "high", "phone_line")))
         return self._finish_turn("", None)
 
-    def staff_took_call(self) -> str:
-        """Front-desk staff took the call over from the monitor: recorded as a transfer, the call ends.
-        Returns the outcome."""
+    def staff_took_call(self, by: str | None = None) -> str:
+        """Front-desk staff (OS user `by`) took the call over from the monitor: `transferred_by_staff`, the call
+        ends. Returns the outcome."""
         if self.ctx is None:
             raise RuntimeError("no call")
         if not self.ctx.ended:
             self._reset_turn()
             self.seq += 1
             self.ctx.transferred = True
+            self.ctx.cut = ("transferred_by_staff", "front desk took the call", by)
             self.ctx.ended = True
             self.ctx.end_action = "transfer"
             self._record_end()
             self._finish_turn("", Trigger("staff", "high", "front_desk_took_call"))
         return self._outcome()
+
+    def cut(self, outcome: str, reason: str, *, by: str | None = None) -> str:
+        """Something outside the conversation ended the call (`types.CUT_OUTCOMES`: staff, a shutdown, the
+        store or the engine failing): the record closes with that outcome, why, and who (staff). A caller the
+        service cut off (`CUT_OFF`) gets a callback request when their number is known. Returns the outcome."""
+        if self.ctx is None:
+            raise RuntimeError("no call")
+        if not self.ctx.ended:
+            self.ctx.cut = (outcome, reason, by)
+            self.ctx.ended = True
+            self.ctx.hung_up = True
+            self.ctx.end_action = self.ctx.end_action or "hangup"
+            if outcome in CUT_OFF:
+                self._guarded(lambda: self._callback_for_cut_off(reason))
+            self._record_end()
+        self._flush()
+        return self._outcome()
+
+    def _callback_for_cut_off(self, reason: str) -> None:
+        ctx = self.ctx
+        tool = TOOLS["CreateCallbackRequest"]
+        args = tool.arguments(ctx, self.env)
+        if ctx.callback_created or not args.get("phone"):
+            return
+        args.update(reason="cut_off", message=reason)
+        run, raw = self.runner.run(tool.name, args, state=self.state, state_tools=(tool.name,))
+        tool.apply(raw, ctx, self.store)
 
     def check_in(self, attempt: int) -> TurnResult:
         """The caller has gone quiet: ask if they are still there (attempt 1, 2, ...), staying where we are."""
@@ -383,6 +418,8 @@ class Engine:
             if tool.kind is ToolKind.WRITE:
                 self._flush()  # the record shows how we got here before the clinic's data changes
             run, raw = self.runner.run(step.tool, args, state=state.name, state_tools=state.tools)
+            if run.result.get("code") == STORE_REFUSED:
+                self.ctx.store_refused = True
             self._tools.append(run)
             self.ctx.last_tool = run
             tool.apply(raw, self.ctx, self.store)
@@ -461,9 +498,13 @@ class Engine:
 
     def _outcome(self) -> str:
         ctx = self.ctx
+        if ctx.cut is not None:
+            return ctx.cut[0]
         final = self.flow.states.get(self.state)
         if final is not None and final.outcome and ctx.ended and not ctx.hung_up:
             return final.outcome
+        if ctx.store_refused and not ctx.writes:
+            return "failed_store"
         if ctx.transferred:
             return "transferred"
         for word in ("rescheduled", "booked", "cancelled"):
@@ -537,14 +578,41 @@ class Engine:
                      to_state=to_state, trigger=trigger.as_tuple() if trigger else None, at=self.clock.now())
 
     def _record_tool(self, run: ToolRun) -> None:
-        self._record("tool_call", call_id=self.ctx.call_id, turn_seq=self.seq, state=run.state, name=run.name,
-                     arguments=run.arguments, result_kind=run.kind, result=run.result,
-                     duration_ms=round(run.duration_ms, 3), at=self.clock.now())
+        name, fields = self._tool_entry(run)
+        self._record(name, **fields)
+
+    def _tool_entry(self, run: ToolRun) -> tuple[str, dict]:
+        return ("tool_call", {"call_id": self.ctx.call_id, "turn_seq": self.seq, "state": run.state, "name": run.name,
+                              "arguments": run.arguments, "result_kind": run.kind, "result": run.result,
+                              "duration_ms": round(run.duration_ms, 3), "at": self.clock.now()})
 
     def _record_end(self, outcome: str | None = None) -> None:
+        _, reason, by = self.ctx.cut or (None, None, None)
         self._record("call_ended", call_id=self.ctx.call_id, ended_at=self.clock.now(),
                      outcome=outcome or self._outcome(), final_state=self.state,
-                     end_action=self.ctx.end_action)
+                     end_action=self.ctx.end_action, reason=reason, ended_by=by)
+
+    def _records_with_store(self) -> bool:
+        """Whether the recorder writes on the store's own connection, so a write and its record can be one
+        transaction (`commit_with`)."""
+        db = getattr(self.recorder, "db", None)
+        return (self.recorder is not None and hasattr(self.recorder, "commit_with")
+                and getattr(db, "conn", None) is self.store.db.conn)
+
+    def _commit_write(self, work: Callable[[], tuple[ToolRun, Any]]) -> tuple[ToolRun, Any]:
+        """A store write, its tool call, the turn's record so far and the turn itself (provisional: the reply
+        is not known yet) in one transaction: a crash never leaves a booking without them."""
+        queued = list(self._unsaved)
+
+        def entries(done: tuple[ToolRun, Any]) -> list[tuple[str, dict]]:
+            run = done[0]
+            turn = {"call_id": self.ctx.call_id, "seq": self.seq, "caller_text": self._caller_text, "agent_text": None,
+                    "state": self.state, "waiting_for": None, "trigger": None, "at": self.clock.now()}
+            return queued + [self._tool_entry(run), ("turn", turn)]
+
+        done = self.recorder.commit_with(work, entries)
+        del self._unsaved[:len(queued)]
+        return done
 
     def _record(self, method: str, **fields: Any) -> None:
         """Queue a call-record entry; `_flush` writes the queue in one transaction."""

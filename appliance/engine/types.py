@@ -11,7 +11,15 @@ from typing import Any
 
 from ..understanding.questions import Question
 
-OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned", "failed")
+# What the conversation achieved (SCENARIOS.md), then how a call ended when something outside the conversation
+# ended it: the service restarted mid-call (`interrupted`, found at the next start), staff ended it or took it
+# from the monitor, the service was stopped (`shutdown`), the database refused the caller's write
+# (`failed_store`), or the engine broke outside its own guard (`engine_error`).
+CUT_OUTCOMES = ("interrupted", "ended_by_staff", "transferred_by_staff", "shutdown", "failed_store", "engine_error")
+OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned",
+            "failed") + CUT_OUTCOMES
+# a caller the service itself cut off: a callback request is raised for them (when their number is known)
+CUT_OFF = ("interrupted", "shutdown", "failed_store", "engine_error")
 
 RESULT_KINDS = ("ok", "guard", "pms", "other")
 

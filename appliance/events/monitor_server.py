@@ -11,6 +11,10 @@ Staff commands come back on the same connection. The server replaces the
 claimed user with the OS user of the connecting process (SO_PEERCRED) when it
 can, hands the command to the registered handler on a single command thread,
 records it with who did it, and answers with a `command_result`.
+
+Only the front desk may connect (`socket_file.peer_allowed`: root, the
+service's user, or a member of `appliance-staff`): anyone else is told so in
+one `refused` message and disconnected before any call data is sent.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 
 from .event_bus import EventBus, Subscription
 from .messages import PROTOCOL, BadMessage, CommandResult, StaffCommand, read_line, wire_line
-from .socket_file import APPLIANCE_GROUP, BoundSocket, bind_private_socket, peer_user
+from .socket_file import STAFF_GROUP, BoundSocket, bind_private_socket, peer_allowed, peer_user
 from .staff_action_log import VIA_SERVICE, StaffActionLog
 from .staff_commands import CommandHandler
 
@@ -38,7 +42,7 @@ _MAX_LINE = 64 * 1024
 class MonitorServer:
     def __init__(self, bus: EventBus, path: str | Path, *, handler: CommandHandler | None = None,
                  action_log: StaffActionLog | None = None, database: str | Path | None = None,
-                 group: str | None = APPLIANCE_GROUP):
+                 group: str | None = STAFF_GROUP):
         self.bus = bus
         self.path = Path(path)
         self.handler = handler
@@ -126,7 +130,18 @@ class MonitorServer:
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
-        verified_user = peer_user(writer.get_extra_info("socket"))
+        sock = writer.get_extra_info("socket")
+        if not peer_allowed(sock, self.group):
+            log.warning("monitor socket: refused a process of user %s (not in group %s)", peer_user(sock) or "?",
+                        self.group)
+            try:
+                writer.write(wire_line({"type": "refused", "message": f"only members of {self.group} may watch "
+                                                                      "calls and act on them"}))
+                await writer.drain()
+            finally:
+                writer.close()
+            return
+        verified_user = peer_user(sock)
         holder: dict[str, Subscription] = {}
 
         def on_loop() -> None:

@@ -21,7 +21,7 @@ log = logging.getLogger("appliance.events")
 
 
 class CallEventPublisher:
-    WRITERS = ("call_started", "turn", "transition", "tool_call", "turn_timing", "call_ended")
+    WRITERS = ("call_started", "turn", "transition", "tool_call", "turn_timing", "reply_heard", "call_ended")
 
     def __init__(self, recorder: Any, bus: EventBus | None, *, on_close: Callable[[], None] | None = None):
         self.recorder = recorder
@@ -35,6 +35,25 @@ class CallEventPublisher:
             self.recorder.write_batch(entries)   # raises: nothing published, the engine keeps the batch
         for name, fields in entries:
             self._publish(name, fields)
+
+    def commit_with(self, work: Callable[[], Any], entries: Callable[[Any], list[tuple[str, dict[str, Any]]]]) -> Any:
+        """A clinic write and its record in one transaction (CallRecorder.commit_with); published once committed."""
+        made: list[tuple[str, dict[str, Any]]] = []
+
+        def keep(result: Any) -> list[tuple[str, dict[str, Any]]]:
+            made[:] = entries(result)
+            return made
+
+        result = self.recorder.commit_with(work, keep)
+        for name, fields in made:
+            if name == "turn" and fields.get("agent_text") is None:
+                continue        # the provisional turn: the monitor gets the turn once, when its reply is known
+            self._publish(name, fields)
+        return result
+
+    def reply_heard(self, **fields: Any) -> None:
+        if self.recorder is not None:
+            self.recorder.reply_heard(**fields)
 
     def call_started(self, **fields: Any) -> None:
         self._write_one("call_started", fields)

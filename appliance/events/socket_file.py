@@ -1,9 +1,12 @@
-"""Where the monitor socket lives, and making it so only the appliance's group can open it.
+"""Where the monitor socket lives, and who may use it: the front desk's group, `appliance-staff`.
 
 Default `<data dir>/monitor.sock` (see appliance.paths), or `APPLIANCE_MONITOR_SOCKET`.
 The socket is bound under a temporary name in a private (0700) folder beside
-the final path, given mode 0660 and the appliance's group, and only then
-renamed into place: there is no moment when anyone else could connect.
+the final path, given mode 0660 and the staff group, and only then renamed
+into place: there is no moment when anyone else could connect. The server
+checks each connecting process too (`peer_allowed`, from SO_PEERCRED): the
+service's own user, root, or a member of the staff group; anyone else is
+refused even if the file's mode were loosened.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from .. import paths
 log = logging.getLogger("appliance.events")
 
 SOCKET_ENV = "APPLIANCE_MONITOR_SOCKET"
-APPLIANCE_GROUP = "appliance"
+STAFF_GROUP = "appliance-staff"     # front-desk staff: may watch calls and act on them (docs/it-admin.md)
 SOCKET_MODE = 0o660
 _MAX_PATH = 107   # sun_path holds 108 bytes with the terminating NUL
 
@@ -40,7 +43,7 @@ def monitor_socket_path() -> Path:
     return paths.data_dir() / "monitor.sock"
 
 
-def appliance_gid(group: str | None = APPLIANCE_GROUP) -> int | None:
+def appliance_gid(group: str | None = STAFF_GROUP) -> int | None:
     if not group:
         return None
     try:
@@ -90,7 +93,7 @@ class BoundSocket:
         self.sock.close()
 
 
-def bind_private_socket(path: Path, *, group: str | None = APPLIANCE_GROUP) -> BoundSocket:
+def bind_private_socket(path: Path, *, group: str | None = STAFF_GROUP) -> BoundSocket:
     """A listening Unix socket at `path`, mode 0660, group `group` when that group exists."""
     path = Path(path)
     _check_length(path)
@@ -135,13 +138,44 @@ def bind_private_socket(path: Path, *, group: str | None = APPLIANCE_GROUP) -> B
         shutil.rmtree(private, ignore_errors=True)
 
 
-def peer_user(sock: socket.socket | None) -> str | None:
-    """The OS user of the process at the other end (Linux SO_PEERCRED), or None."""
+def peer_credentials(sock: socket.socket | None) -> tuple[int, int, int] | None:
+    """(pid, uid, gid) of the process at the other end (Linux SO_PEERCRED), or None."""
     if sock is None or not hasattr(socket, "SO_PEERCRED"):
         return None
     try:
         raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        _pid, uid, _gid = struct.unpack("3i", raw)
-        return pwd.getpwuid(uid).pw_name
-    except (OSError, KeyError, struct.error):
+        return struct.unpack("3i", raw)
+    except (OSError, struct.error):
         return None
+
+
+def peer_user(sock: socket.socket | None) -> str | None:
+    """The OS user of the process at the other end, or None."""
+    credentials = peer_credentials(sock)
+    if credentials is None:
+        return None
+    try:
+        return pwd.getpwuid(credentials[1]).pw_name
+    except KeyError:
+        return None
+
+
+def peer_allowed(sock: socket.socket | None, group: str | None = STAFF_GROUP) -> bool:
+    """Whether the connecting process may watch and act: root, this service's own user, or a user in `group`
+    (by the group database, or the process's own group). Unknown credentials are refused."""
+    credentials = peer_credentials(sock)
+    if credentials is None:
+        return not hasattr(socket, "SO_PEERCRED")     # no way to ask (not Linux): the file's mode decides
+    _pid, uid, gid = credentials
+    if uid in (0, os.geteuid()):
+        return True
+    staff = appliance_gid(group)
+    if staff is None:
+        return False
+    if gid == staff:
+        return True
+    try:
+        user = pwd.getpwuid(uid)
+        return staff in os.getgrouplist(user.pw_name, user.pw_gid)
+    except (KeyError, OSError):
+        return False

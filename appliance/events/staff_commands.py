@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicStore
+from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicStore, clip_text
+from ..store.database import MAX_TEXT_CHARS
 from ..store.database import open_database
 from .messages import ADD_CALLBACK_NOTE, MARK_CALLBACK_DONE, TRANSFER_NOW, CommandResult, StaffCommand
 
@@ -54,13 +55,14 @@ def _add_note(old: str | None, new: str | None, user: str) -> str | None:
     if not new:
         return old
     line = f"{user}: {new}"
-    return f"{old}\n{line}" if old else line
+    return clip_text(f"{old}\n{line}" if old else line, 2 * MAX_TEXT_CHARS)
 
 
 @dataclass
 class CallControls:
-    transfer_now: Callable[[], None] | None = None
-    end_call: Callable[[], None] | None = None
+    """What the phone line does for staff; each is called with the acting OS user."""
+    transfer_now: Callable[[str], None] | None = None
+    end_call: Callable[[str], None] | None = None
 
 
 class StaffCommandHandler:
@@ -72,9 +74,10 @@ class StaffCommandHandler:
         self._lock = threading.Lock()
         self._local = threading.local()
 
-    def control_call(self, call_id: str, *, transfer_now: Callable[[], None] | None = None,
-                     end_call: Callable[[], None] | None = None) -> None:
-        """The phone line says how to transfer or end this call (called when the call starts)."""
+    def control_call(self, call_id: str, *, transfer_now: Callable[[str], None] | None = None,
+                     end_call: Callable[[str], None] | None = None) -> None:
+        """The phone line says how to transfer or end this call (called when the call starts); each is called
+        with the OS user who asked."""
         with self._lock:
             self._calls[call_id] = CallControls(transfer_now, end_call)
 
@@ -105,7 +108,7 @@ class StaffCommandHandler:
             what = "transfer" if command.action == TRANSFER_NOW else "end"
             return CommandResult(False, f"call {command.call_id} has no phone line here to {what} "
                                         "(it has ended, or it is a text demo)", command.id)
-        act()
+        act(command.user)
         done = "transfer to the front desk started" if command.action == TRANSFER_NOW else "call ended"
         return CommandResult(True, f"call {command.call_id}: {done} by {command.user}", command.id)
 

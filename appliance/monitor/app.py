@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Footer, TabbedContent, TabPane
 from ..engine.flow import Flow
 from ..events.messages import CallEvent, StaffCommand
 from ..events.monitor_client import MonitorClient, os_user
-from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks
+from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks, unheard_bookings
 from .call_history import load_call, search_calls
 from .database_access import DatabaseUnavailable, open_for_monitor
 from .day_summary import day_summary
@@ -161,7 +161,8 @@ class MonitorApp(App):
             day = self.day or self.today()
             today = self.today()
             self.query_one(AttentionView).show(open_callbacks(self.db), handed_off(self.db, today),
-                                               failed_calls(self.db, today), failed_days=FAILED_DAYS)
+                                               failed_calls(self.db, today), failed_days=FAILED_DAYS,
+                                               unheard=unheard_bookings(self.db, today))
             self.query_one(TodayView).show(day_summary(self.db, day), today=today)
             self.run_search(self.query_one(HistoryView).criteria())
             flow_name = Path(self.flow.source).name if self.flow is not None else "no flow loaded"

@@ -8,13 +8,13 @@ from datetime import date, timedelta
 
 import sqlite_utils
 
+from ..engine.types import OUTCOMES  # noqa: F401  (the history's outcome filter offers every one)
 from ..events.catch_up import record_entries
 from ..events.messages import CallEvent
 from ..store.records import CallRecorder
 from .call_timeline import CallTimeline, clock_text
 from .database_access import rows
 
-OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned", "failed")
 
 # The caller's name as the call proved it: a name+DOB match, or the patient the call created.
 _PATIENT_NAMES = """

@@ -35,7 +35,8 @@ ACK_TIMEOUT_S = 3.0          # a 200 OK never acknowledged: released (pjsip has 
 TRANSFER_TIMEOUT_S = 8.0     # no answer to the REFER at all: failed
 TRANSFER_ACCEPTED_S = 15.0   # REFER accepted (202) but no final NOTIFY: taken as done
 BYE_WAIT_S = 5.0
-SHUTDOWN_LINE = "I'm sorry, the phone system has to restart now. Please call us back in a few minutes. Goodbye."
+SHUTDOWN_LINE = ("I'm sorry, the phone system has to restart now. If we have your number, the team will call you "
+                 "back; or please call again in a few minutes. Goodbye.")
 
 
 class CallSession:
@@ -156,10 +157,11 @@ class CallSession:
         """The caller hung up mid-call: close the record now and stop the pipeline at once."""
         await self._stop_call()
 
-    async def _stop_call(self, *, drop_audio: bool = False) -> None:
-        """Close the call's record (outcome included), then stop its pipeline."""
+    async def _stop_call(self, *, drop_audio: bool = False, cut: tuple | None = None) -> None:
+        """Close the call's record (outcome included; `cut`: why the service or staff ended it), then stop its
+        pipeline."""
         call = self.voice_call
-        await call.hang_up()
+        await call.hang_up(cut)
         try:
             await asyncio.wait_for(call.conversation.finished.wait(), 5.0)
         except asyncio.TimeoutError:
@@ -180,6 +182,7 @@ class CallSession:
             await self._post(self.phone_call.hang_up)
             await self._wait_or_gone(asyncio.sleep(BYE_WAIT_S))
         if self.host is not None:
+            await self._unheard_bookings()
             self.host.close()
         if self.tape is not None:
             self._write_recording()
@@ -196,6 +199,20 @@ class CallSession:
         call, self.phone_call = self.phone_call, None
         if call is not None:
             call.release()
+
+    async def _unheard_bookings(self) -> None:
+        """A booking the caller did not hear confirmed (they hung up during it): staff are asked to confirm it."""
+        from ..store.recovery import ask_staff_to_confirm
+
+        db = getattr(getattr(self.engine, "store", None), "db", None)
+        if db is None or self.voice_call is None:
+            return
+        call_id = getattr(getattr(self.engine, "ctx", None), "call_id", None) or self.call_id
+        try:
+            if await self.host.call(ask_staff_to_confirm, db, call_id, self.caller_id):
+                log.info("call %s: a booking was not heard confirmed: callback request raised", self.call_id)
+        except Exception as exc:
+            log.error("call %s: unheard bookings not checked (%s)", self.call_id, type(exc).__name__)
 
     async def _close_unstarted(self) -> None:
         """The engine was built but no conversation ran (hang-up while ringing, no media): nothing to record
@@ -243,22 +260,24 @@ class CallSession:
         self.service.emit(self.call_id, CallEvent("transfer", data={"ok": ok}))
         return ok
 
-    async def staff_transfer(self) -> None:
-        """The front desk took the call from the monitor: transfer now, record it as transferred."""
+    async def staff_transfer(self, user: str | None = None) -> None:
+        """The front desk (OS user `user`) took the call from the monitor: transfer now, recorded as
+        transferred_by_staff, by them."""
         if self.voice_call is None or self.gone.is_set() or self._ending:
             return
         number = getattr(self.engine.profile, "transfer_number", "") or ""
         if await self._on_transfer(number):
-            await self.host.call(self.engine.staff_took_call)
+            await self.host.call(self.engine.staff_took_call, user)
             await self._end_now()
 
-    async def staff_end(self) -> None:
+    async def staff_end(self, user: str | None = None) -> None:
+        """The front desk (OS user `user`) ended the call from the monitor: ended_by_staff, by them."""
         if self.voice_call is not None and not self._ending:
-            await self._end_now()
+            await self._end_now(cut=("ended_by_staff", "ended from the monitor", user))
 
-    async def _end_now(self) -> None:
+    async def _end_now(self, cut: tuple | None = None) -> None:
         self._ending = True
-        await self._stop_call(drop_audio=True)
+        await self._stop_call(drop_audio=True, cut=cut)
 
     async def shut_down(self) -> None:
         """The service is stopping: say a short goodbye, close the record, hang up."""
@@ -274,7 +293,7 @@ class CallSession:
                 await asyncio.sleep(0.05)
         except Exception:
             log.exception("call %s: the shutdown goodbye failed", self.call_id)
-        await self._stop_call()
+        await self._stop_call(cut=("shutdown", "the service was stopped during the call", None))
 
     # ------------------------------------------------------------ helpers
 

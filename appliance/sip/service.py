@@ -23,6 +23,12 @@ How the pieces fit:
         the engine's transfer ─► REFER (xfer); the goodbye drains ─► BYE; caller BYE ─► record closed at once.
     stop() (SIGTERM): goodbye to calls in progress, pipelines down, then pjsua2 (ports, accounts, libDestroy).
 
+Nothing lost across a crash: start() first recovers the database (store/recovery.py: the fallback journal
+replayed, calls a dead process left open closed as `interrupted`, their callers' callbacks raised); a call's
+writes the database refuses go to the fallback journal (store/fallback_journal.py), which `maintain()`
+replays every few seconds. systemd's watchdog is pinged only while the SIP thread and the calls' event
+loop both answer a heartbeat (`heartbeat()`).
+
 In-process use (simulations bring their own engine):
 
     service = PhoneService(settings, runtime=None, engine_factory=None, on_event=None)
@@ -66,6 +72,8 @@ BUSY_NO_CALLBACK_LINE = "Thank you for calling. All our lines are busy right now
 CALLBACK_DEDUP = timedelta(hours=1)   # a busy caller who tries again within this gets no second callback row
 STOP_TIMEOUT_S = 15.0
 TEARDOWN_CALLS_S = 3.0       # at most this long for hung-up calls to reach DISCONNECTED before libDestroy
+HEARTBEAT_S = 2.0            # a part that does not answer a heartbeat in this long is stuck: no watchdog ping
+REPLAY_EVERY_S = 5.0         # how often waiting fallback-journal entries are offered to the database again
 
 EngineFactory = Callable[[CallInfo], Any]
 ServiceEventSink = Callable[[str, Any], None]
@@ -89,6 +97,8 @@ class PhoneService:
         self.endpoint.screen_incoming = self._screen
         self.loop: asyncio.AbstractEventLoop | None = None
         self.feed: Any = None
+        self.journal: Any = None                     # the fallback journal, for the default engine's calls
+        self.recovery: Any = None                    # what start() found to recover (store/recovery.py)
         self.sessions: dict[str, Any] = {}          # call_id -> CallSession (event loop)
         self._tasks: set[asyncio.Task] = set()
         self._starting: set[str] = set()            # accepted on the SIP thread, session not made yet
@@ -117,8 +127,10 @@ class PhoneService:
             self.runtime = VoiceRuntime.shared(self.settings)
         db_path = self.settings.paths.database
         greeting = None
-        if not self._custom_factory:
+        if not self._custom_factory:        # an engine factory brings its own database (simulations)
             greeting = self._prepare_clinic()
+            self._open_journal()
+            self.maintain(recover=True)
         self._warm(greeting)
         if self.serve_monitor and db_path is not None and Path(db_path).exists():
             self._serve_monitor(db_path)
@@ -184,6 +196,58 @@ class PhoneService:
         finally:
             db.conn.close()
 
+    def _open_journal(self) -> None:
+        from ..store.fallback_journal import FallbackJournal, JournalError
+
+        try:
+            self.journal = FallbackJournal.at(self.settings.paths.data_dir)
+        except JournalError as exc:
+            log.error("%s: refused writes will be lost", exc)
+
+    def maintain(self, *, recover: bool = False) -> None:
+        """Offer the fallback journal to the database again; at start-up (`recover`) also close the calls a dead
+        process left open (store/recovery.py). Never raises: a database that still refuses is tried later."""
+        from ..store.database import open_database
+        from ..store.recovery import recover as recover_calls
+
+        db_path = self.settings.paths.database
+        if self._custom_factory or db_path is None or not Path(db_path).exists():
+            return
+        if not recover and (self.journal is None or not self.journal.pending()):
+            return
+        try:
+            db = open_database(db_path)
+        except Exception as exc:
+            log.error("the database cannot be opened for recovery (%s)", exc)
+            return
+        try:
+            if recover:
+                self.recovery = recover_calls(db, journal=self.journal)
+                log.info("%s", self.recovery.line())
+            elif self.journal.replay(db):
+                log.info("fallback journal replayed; %d entr(ies) still waiting", len(self.journal.pending()))
+        except Exception as exc:
+            log.error("recovery not finished (%s: %s); trying again later", type(exc).__name__, exc)
+        finally:
+            db.conn.close()
+
+    def heartbeat(self, timeout: float = HEARTBEAT_S) -> list[str]:
+        """The parts that did not answer within `timeout`: "sip" (the endpoint's thread pumping pjsip) and
+        "calls" (the event loop that runs every call). Empty when all is well."""
+        stuck = []
+        try:
+            self.endpoint.post(lambda: None).result(timeout)
+        except Exception:
+            stuck.append("sip")
+        loop = self.loop
+        try:
+            if loop is None or not loop.is_running():
+                raise RuntimeError("not running")
+            asyncio.run_coroutine_threadsafe(asyncio.sleep(0), loop).result(timeout)
+        except Exception:
+            stuck.append("calls")
+        return stuck
+
     def _warm(self, greeting: str | None) -> None:
         from ..voice import VoiceRuntime
         from .call_session import SHUTDOWN_LINE
@@ -212,13 +276,16 @@ class PhoneService:
         from ..engine.engine import Engine
         from ..store.clinic_store import ClinicStore
         from ..store.database import open_database
+        from ..store.fallback_journal import JournalingStore
         from ..store.records import CallRecorder
 
         db = open_database(self.settings.paths.database)
         store = ClinicStore(db)
         clock = ClinicClock(store.profile().timezone)
-        return Engine(flow=self._flow, store=store, clock=clock, recorder=self.publisher_for(CallRecorder(db)),
-                      classifier=self.runtime.classifier)
+        recorder = CallRecorder(db, journal=self.journal)
+        return Engine(flow=self._flow, store=store, clock=clock, recorder=self.publisher_for(recorder),
+                      classifier=self.runtime.classifier,
+                      fallback=JournalingStore(store, self.journal) if self.journal is not None else None)
 
     def publisher_for(self, recorder: Any) -> Any:
         """`recorder`, published to the monitor when the monitor socket is served (for engine factories)."""
@@ -471,10 +538,21 @@ class PhoneService:
         from ..store.clinic_store import ClinicStore
         from ..store.database import open_database
 
+        from ..store.fallback_journal import JournalingStore
+        from ..store.write_budget import is_refusal
+
         db = open_database(self.settings.paths.database)
+        db.execute("PRAGMA busy_timeout = 1500")        # the busy caller waits for this before hearing anything
         try:
-            return ClinicStore(db).add_callback_request(call_id=None, patient_id=None, name=None, phone=number,
-                                                       reason="all lines busy", unless_open_within=CALLBACK_DEDUP)
+            store = ClinicStore(db)
+            try:
+                return store.add_callback_request(call_id=None, patient_id=None, name=None, phone=number,
+                                                  reason="all lines busy", unless_open_within=CALLBACK_DEDUP)
+            except Exception as exc:
+                if self.journal is None or not is_refusal(exc):
+                    raise
+                return JournalingStore(store, self.journal).add_callback_request(
+                    call_id=None, patient_id=None, name=None, phone=number, reason="all lines busy")
         finally:
             db.conn.close()
 
@@ -499,8 +577,8 @@ class PhoneService:
             return
         loop = self.loop
 
-        def later(make: Callable[[], Any]) -> Callable[[], None]:
-            return lambda: loop.call_soon_threadsafe(lambda: loop.create_task(make()))
+        def later(make: Callable[[str], Any]) -> Callable[[str], None]:
+            return lambda user: loop.call_soon_threadsafe(lambda: loop.create_task(make(user)))
 
         self.feed.handler.control_call(session.call_id, transfer_now=later(session.staff_transfer),
                                        end_call=later(session.staff_end))
@@ -574,10 +652,29 @@ def run_service(settings: Settings) -> int:
         log.error("%s", exc)
         return 2
     notify(f"READY=1\nSTATUS=answering calls on port {service.port}")
-    interval = watchdog_interval()
-    while not stop.wait(interval if interval else 3600):
-        if interval:
-            notify("WATCHDOG=1")
+    keep_watch(service, stop, watchdog_interval(), notify)
     notify("STOPPING=1")
     service.stop()
     return 0
+
+
+def keep_watch(service: Any, stop: threading.Event, interval: float | None, notify: Callable[[str], Any]) -> None:
+    """Until `stop`: ping systemd's watchdog every `interval` seconds, but only while the SIP thread and the
+    calls' loop both answer a heartbeat (a hung one gets the service restarted); replay the fallback journal
+    every REPLAY_EVERY_S."""
+    tick = min(interval, REPLAY_EVERY_S) if interval else REPLAY_EVERY_S
+    last_ping = last_replay = time.monotonic()
+    stuck_before: list[str] = []
+    while not stop.wait(tick):
+        now = time.monotonic()
+        if interval and now - last_ping >= interval - 0.01:
+            stuck = service.heartbeat()
+            if not stuck:
+                notify("WATCHDOG=1")
+                last_ping = now
+            elif stuck != stuck_before:
+                log.error("no answer from %s: not telling the watchdog all is well", " and ".join(stuck))
+            stuck_before = stuck
+        if now - last_replay >= REPLAY_EVERY_S:
+            service.maintain()
+            last_replay = now

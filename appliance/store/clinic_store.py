@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
@@ -38,6 +39,8 @@ from appliance.domain import (
     TimeWindow,
     fold_name,
 )
+from appliance.store.database import (MAX_NAME_CHARS, MAX_PHONE_CHARS, MAX_TEXT_CHARS, diary_imported_as_is,
+                                      durable_commits)
 from appliance.store.slot_policy import BookingIndex, SlotOffer, eligible_practitioners, is_candidate, offer_from_index
 
 HORIZON_DAYS = 90
@@ -85,6 +88,22 @@ class AlreadyCancelled(StoreError):
 
 class CallbackNotFound(StoreError):
     pass
+
+
+class TextTooLong(StoreError):
+    """A name or number longer than anyone's (MAX_NAME_CHARS, MAX_PHONE_CHARS): refused, never stored."""
+
+
+def check_length(what: str, text: str | None, limit: int) -> None:
+    if text is not None and len(text) > limit:
+        raise TextTooLong(f"{what} is {len(text)} characters long; the store keeps at most {limit}")
+
+
+def clip_text(text: str | None, limit: int = MAX_TEXT_CHARS) -> str | None:
+    """A caller's own words kept to `limit` characters (a callback is worth more than the end of a long message)."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
 
 
 class CallbackAlreadyDone(StoreError):
@@ -142,15 +161,20 @@ class ClinicStore:
             with self.db.atomic():
                 yield
             return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        else:
-            conn.execute("COMMIT")
+        with durable_commits(conn):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+
+    def transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Several store writes as one transaction (made durable: see database.durable_commits)."""
+        return self._write()
 
     def _rows(self, sql: str, params: list[Any] | tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         cursor = self.db.conn.execute(sql, params)
@@ -250,22 +274,26 @@ class ClinicStore:
                         "phone": patient.phone,
                     },
                 )
-            for appointment in clinic.appointment_records():
-                self._insert(
-                    "appointments",
-                    {
-                        "id": appointment.id,
-                        "patient_id": appointment.patient_id,
-                        "service_id": appointment.service_id,
-                        "practitioner_id": appointment.practitioner_id,
-                        "location_id": appointment.location_id,
-                        "start": _minute_text(appointment.start),
-                        "minutes": appointment.minutes,
-                        "status": appointment.status,
-                    },
-                )
+            with diary_imported_as_is(self.db.conn):
+                self._insert_diary(clinic)
         self._profile = None
         self._catalog = None
+
+    def _insert_diary(self, clinic: Clinic) -> None:
+        for appointment in clinic.appointment_records():
+            self._insert(
+                "appointments",
+                {
+                    "id": appointment.id,
+                    "patient_id": appointment.patient_id,
+                    "service_id": appointment.service_id,
+                    "practitioner_id": appointment.practitioner_id,
+                    "location_id": appointment.location_id,
+                    "start": _minute_text(appointment.start),
+                    "minutes": appointment.minutes,
+                    "status": appointment.status,
+                },
+            )
 
     def profile(self) -> ClinicProfile:
         if self._profile is None:
@@ -380,6 +408,12 @@ class ClinicStore:
         last = " ".join(str(last_name or "").split())
         if not first or not last:
             raise InvalidPatient("a new patient needs a first and a last name")
+        try:
+            check_length("the first name", first, MAX_NAME_CHARS)
+            check_length("the last name", last, MAX_NAME_CHARS)
+            check_length("the phone number", phone, MAX_PHONE_CHARS)
+        except TextTooLong as error:
+            raise InvalidPatient(str(error)) from None
         if not isinstance(dob, date) or isinstance(dob, datetime):
             raise InvalidPatient(f"date of birth must be a date, not {dob!r}")
         created = self.now()
@@ -521,9 +555,7 @@ class ClinicStore:
             status="booked",
             rescheduled_from=rescheduled_from,
         )
-        self._insert(
-            "appointments",
-            {
+        row = {
                 "id": record.id,
                 "patient_id": record.patient_id,
                 "service_id": record.service_id,
@@ -535,8 +567,15 @@ class ClinicStore:
                 "rescheduled_from": rescheduled_from,
                 "created_at": _second_text(self.now()),
                 "created_by_call": call_id,
-            },
-        )
+                # made on a call: not yet heard by the caller (records.py marks it once the reply was heard)
+                "confirmed_aloud": 0 if call_id else None,
+            }
+        try:
+            self._insert("appointments", row)
+        except sqlite3.IntegrityError as error:
+            if "slot_taken" in str(error):        # the database's own guard (database.py TRIGGERS)
+                raise SlotTaken(f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is no longer free") from None
+            raise
         return record
 
     def create_appointment(self, *, patient_id: str, slot: Slot, call_id: str | None = None) -> AppointmentRecord:
@@ -599,9 +638,9 @@ class ClinicStore:
         again and again)."""
         if urgency not in ("normal", "urgent"):
             raise ValueError(f"urgency must be 'normal' or 'urgent', not {urgency!r}")
-        callback_id = self._new_id("cb")
-        phone = self._normal_phone(phone, strict=False)
-        now = self.now()
+        row = self.callback_row(call_id=call_id, patient_id=patient_id, name=name, phone=phone, reason=reason,
+                                urgency=urgency)
+        callback_id, phone, now = row["id"], row["phone"], datetime.fromisoformat(row["created_at"])
         with self._write():
             if patient_id is not None and self.patient(patient_id) is None:
                 raise PatientNotFound(f"no patient {patient_id!r}")
@@ -611,21 +650,20 @@ class ClinicStore:
                                   [phone, reason, _second_text(now - unless_open_within)])
                 if rows:
                     return rows[0]["id"]
-            self._insert(
-                "callback_requests",
-                {
-                    "id": callback_id,
-                    "call_id": call_id,
-                    "patient_id": patient_id,
-                    "name": name,
-                    "phone": phone,
-                    "reason": reason,
-                    "urgency": urgency,
-                    "created_at": _second_text(now),
-                    "status": "open",
-                },
-            )
+            self._insert("callback_requests", row)
         return callback_id
+
+    def callback_row(self, *, call_id: str | None, patient_id: str | None, name: str | None, phone: str | None,
+                     reason: str | None, urgency: str = "normal") -> dict[str, Any]:
+        """The row a new callback request is written as (checked, the number normalised, the words clipped):
+        also what the fallback journal keeps when the database refuses it."""
+        name = " ".join(name.split()) if name else name
+        check_length("the caller's name", name, MAX_NAME_CHARS)
+        phone = self._normal_phone(phone, strict=False)
+        check_length("the phone number", phone, MAX_PHONE_CHARS)
+        return {"id": self._new_id("cb"), "call_id": call_id, "patient_id": patient_id, "name": name, "phone": phone,
+                "reason": clip_text(reason), "urgency": urgency, "created_at": _second_text(self.now()),
+                "status": "open"}
 
     def callback_requests(self, status: str | None = "open", *, call_id: str | None = None) -> list[dict]:
         """Callback requests, urgent first, then oldest first. status None = all; call_id filters to one call."""
@@ -653,8 +691,12 @@ class ClinicStore:
                 raise CallbackAlreadyDone(f"callback request {callback_id!r} is already done")
             self.db.conn.execute(
                 "UPDATE callback_requests SET status = 'done', done_by = ?, done_at = ?, note = ? WHERE id = ?",
-                [done_by, _second_text(self.now()), note, callback_id],
+                [done_by, _second_text(self.now()), clip_text(note, 2 * MAX_TEXT_CHARS), callback_id],
             )
+            # calling the caller back is when staff confirm what their call booked (records.py: confirmed_aloud)
+            self.db.conn.execute(
+                "UPDATE appointments SET confirmed_aloud = 1 WHERE confirmed_aloud = 0 AND created_by_call IS NOT NULL "
+                "AND created_by_call = (SELECT call_id FROM callback_requests WHERE id = ?)", [callback_id])
 
     def add_to_waitlist(
         self,

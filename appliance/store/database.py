@@ -1,21 +1,38 @@
 """The appliance's one SQLite file: opening it safely and building it from a clinic file.
 
-The file holds patient data, so a new one is created readable by its owner
-only (0600) before SQLite touches it. It runs in WAL mode (the monitor reads
-while a call writes) with foreign keys on. The tables are created if missing,
-so opening is idempotent.
+The file holds patient data, so a new one is created (0640: the service's user
+writes it, the front desk's group `appliance-staff` reads it for the monitor,
+nobody else) before SQLite touches it. It runs in WAL mode (the monitor reads
+while a call writes) with foreign keys on. The tables, triggers and added
+columns are created if missing, so opening is idempotent and upgrades an older
+file in place.
+
+Durability: a commit that changes the clinic's data (a booking, a cancellation,
+a new patient, a callback request) is made with `synchronous = FULL`
+(`durable_commits`), so it is on the disk before the caller hears it; the call
+record's own commits use NORMAL (safe against a crash of the process; a power
+cut may lose the last turns, never a booking, since the next FULL commit
+flushes the log up to itself).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+DATABASE_MODE = 0o640     # the service's user writes; the front desk's group reads (the monitor)
+
+# Longest free text the store keeps (characters); the triggers below refuse longer rows from any writer.
+MAX_NAME_CHARS = 100
+MAX_PHONE_CHARS = 40
+MAX_TEXT_CHARS = 2000
 
 # Timestamps are clinic-local ISO text ("2026-11-24T10:00"), so text order is time order.
 SCHEMA = """
@@ -107,7 +124,8 @@ CREATE TABLE IF NOT EXISTS appointments (
     created_at TEXT,
     created_by_call TEXT,
     cancelled_at TEXT,
-    cancelled_by_call TEXT
+    cancelled_by_call TEXT,
+    confirmed_aloud INTEGER
 );
 CREATE INDEX IF NOT EXISTS appointments_by_practitioner ON appointments (practitioner_id, start);
 CREATE INDEX IF NOT EXISTS appointments_by_patient ON appointments (patient_id, start);
@@ -149,7 +167,9 @@ CREATE TABLE IF NOT EXISTS calls (
     ended_at TEXT,
     outcome TEXT,
     final_state TEXT,
-    end_action TEXT
+    end_action TEXT,
+    end_reason TEXT,
+    ended_by TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_by_start ON calls (started_at);
 
@@ -202,7 +222,70 @@ CREATE TABLE IF NOT EXISTS tool_calls (
     at TEXT
 );
 CREATE INDEX IF NOT EXISTS tool_calls_by_call ON tool_calls (call_id, id);
+
+CREATE TABLE IF NOT EXISTS journal_replayed (
+    id TEXT PRIMARY KEY,
+    replayed_at TEXT NOT NULL
+);
 """
+
+# Columns added after schema 1 (table, column, declaration): added in place to an older file.
+ADDED_COLUMNS = (
+    ("calls", "end_reason", "TEXT"),
+    ("calls", "ended_by", "TEXT"),
+    ("appointments", "confirmed_aloud", "INTEGER"),
+)
+
+_END = "strftime('%Y-%m-%dT%H:%M', {row}.start, '+' || {row}.minutes || ' minutes')"
+_OVERLAP = ("a.status = 'booked' AND a.id != NEW.id AND a.start < " + _END.format(row="NEW")
+            + " AND NEW.start < " + _END.format(row="a"))
+
+
+def _guard_trigger(name: str, event: str, table: str, when: str, checks: list[tuple[str, str]]) -> str:
+    body = "".join(f"    SELECT RAISE(ABORT, '{message}') WHERE {condition};\n" for condition, message in checks)
+    return f"CREATE TRIGGER IF NOT EXISTS {name} BEFORE {event} ON {table} WHEN {when}\nBEGIN\n{body}END"
+
+
+# The database refuses what the store's own checks refuse, whoever writes: two booked appointments of one
+# practitioner that overlap, one patient booked twice at the same time, and free text past its limit.
+_APPOINTMENT_CHECKS = [
+    (f"EXISTS (SELECT 1 FROM appointments a WHERE a.practitioner_id = NEW.practitioner_id AND {_OVERLAP})",
+     "slot_taken: the practitioner already has a booking then"),
+    ("EXISTS (SELECT 1 FROM appointments a WHERE a.patient_id = NEW.patient_id AND a.status = 'booked' "
+     "AND a.id != NEW.id AND a.start = NEW.start)", "slot_taken: the patient is already booked at that time"),
+]
+_PATIENT_CHECKS = [(f"length(NEW.first_name) > {MAX_NAME_CHARS} OR length(NEW.last_name) > {MAX_NAME_CHARS}",
+                    "too_long: a name is longer than the store keeps"),
+                   (f"length(NEW.phone) > {MAX_PHONE_CHARS}", "too_long: the phone number is longer than the store keeps")]
+_CALLBACK_CHECKS = [(f"length(NEW.name) > {MAX_NAME_CHARS} OR length(NEW.phone) > {MAX_PHONE_CHARS} "
+                     f"OR length(NEW.reason) > {MAX_TEXT_CHARS} OR length(NEW.note) > 2 * {MAX_TEXT_CHARS}",
+                     "too_long: callback text is longer than the store keeps")]
+APPOINTMENT_TRIGGERS = [
+    _guard_trigger("appointments_no_overlap_insert", "INSERT", "appointments", "NEW.status = 'booked'",
+                   _APPOINTMENT_CHECKS),
+    _guard_trigger("appointments_no_overlap_update",
+                   "UPDATE OF status, start, minutes, practitioner_id, patient_id", "appointments",
+                   "NEW.status = 'booked'", _APPOINTMENT_CHECKS),
+]
+TRIGGERS = APPOINTMENT_TRIGGERS + [
+    _guard_trigger("patients_text_insert", "INSERT", "patients", "1", _PATIENT_CHECKS),
+    _guard_trigger("patients_text_update", "UPDATE", "patients", "1", _PATIENT_CHECKS),
+    _guard_trigger("callback_requests_text_insert", "INSERT", "callback_requests", "1", _CALLBACK_CHECKS),
+    _guard_trigger("callback_requests_text_update", "UPDATE OF name, phone, reason, note", "callback_requests", "1",
+                   _CALLBACK_CHECKS),
+]
+
+
+@contextlib.contextmanager
+def diary_imported_as_is(conn: sqlite3.Connection) -> Iterator[None]:
+    """Inside a transaction: the clinic file's own diary is loaded as the clinic keeps it (its checks are the
+    clinic schema's); the booking guards are back before the transaction commits."""
+    for name in ("appointments_no_overlap_insert", "appointments_no_overlap_update"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    yield
+    for trigger in APPOINTMENT_TRIGGERS:
+        conn.execute(trigger)
+
 
 
 class DatabaseFileError(ValueError):
@@ -212,14 +295,14 @@ class DatabaseFileError(ValueError):
 def open_database(path: str | Path) -> sqlite_utils.Database:
     """Open (creating if needed) the appliance database, with every table present.
 
-    A new file is created with mode 0600; an existing file keeps its mode.
+    A new file is created with mode 0640 (DATABASE_MODE); an existing file keeps its mode.
     ":memory:" gives a private in-memory database (tests)."""
     if str(path) == ":memory:":
         db = sqlite_utils.Database(memory=True)
     else:
         path = Path(path)
         try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, DATABASE_MODE)
         except FileExistsError:
             pass
         except OSError as error:
@@ -232,8 +315,8 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
         db.execute("PRAGMA busy_timeout = 5000")
         if not db.memory:
             db.enable_wal()
-            # WAL + NORMAL: a crashed process loses nothing committed; only a power cut can
-            # lose the last commits, and each commit costs no fsync on the call's hot path
+            # WAL + NORMAL: a crashed process loses nothing committed; a power cut can lose the last record
+            # commits, never a clinic write (`durable_commits` makes those FULL: see the module's docstring)
             db.execute("PRAGMA synchronous = NORMAL")
         _create_schema(db)
     except sqlite3.DatabaseError as error:
@@ -249,13 +332,38 @@ def _create_schema(db: sqlite_utils.Database) -> None:
                 db.execute(statement)
         row = db.execute("SELECT max(version) FROM schema_version").fetchone()
         version = row[0]
-        if version is None:
-            db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
-        elif version > SCHEMA_VERSION:
+        if version is not None and version > SCHEMA_VERSION:
             raise DatabaseFileError(
                 f"the database has schema version {version}, newer than this appliance understands ({SCHEMA_VERSION}): "
                 "update the appliance software"
             )
+        for table, column, declaration in ADDED_COLUMNS:
+            present = {info[1] for info in db.execute(f'PRAGMA table_info("{table}")').fetchall()}
+            if column not in present:
+                db.execute(f'ALTER TABLE "{table}" ADD COLUMN "{column}" {declaration}')
+        for trigger in TRIGGERS:
+            db.execute(trigger)
+        if version is None:
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
+        elif version < SCHEMA_VERSION:
+            db.execute("UPDATE schema_version SET version = ?", [SCHEMA_VERSION])
+
+
+@contextlib.contextmanager
+def durable_commits(conn: sqlite3.Connection) -> Iterator[None]:
+    """Commits made inside are flushed to the disk before they return (synchronous = FULL): for writes the
+    caller is told about. The connection goes back to NORMAL afterwards (see the module's docstring)."""
+    if conn.in_transaction:          # the outer transaction decides
+        yield
+        return
+    conn.execute("PRAGMA synchronous = FULL")
+    try:
+        yield
+    finally:
+        try:
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error:
+            pass
 
 
 def build_database(clinic, db_path: str | Path, *, replace: bool = False) -> Path:
@@ -271,7 +379,8 @@ def build_database(clinic, db_path: str | Path, *, replace: bool = False) -> Pat
         raise ValueError(f"{target} already exists: use --replace to overwrite it, or choose another path")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".building")
-    os.close(fd)  # mkstemp made it 0600; open_database keeps that mode
+    os.fchmod(fd, DATABASE_MODE)  # open_database keeps the mode the file has
+    os.close(fd)
     temp = Path(temp_name)
     try:
         db = open_database(temp)

@@ -4,8 +4,20 @@ Every method commits before it returns, so a crash mid-call leaves the record
 of everything up to that point. The simulator checks calls against these rows
 and the monitor shows them.
 
-When the database cannot be written (disk full, read-only file, I/O error) a
-`RecordError` names the database file; the engine decides what to do.
+`commit_with(work, entries)` runs a clinic write (`work`, on the same
+connection) and the record entries that describe it in one transaction: a
+booking is never on disk without its tool call and the turn that asked for it.
+
+A booking made on a call is `confirmed_aloud = 0` until the caller has heard the
+reply that confirms it: `reply_heard(call_id, seq)` (the voice layer, once the
+reply has played to its end) or a later turn in which the caller speaks (the
+call went on past it) marks it 1. Recovery after a crash and the monitor ask
+staff to confirm those still 0.
+
+Writes retry within the call's `WriteBudget` while the database is locked or
+full. When it still refuses, a `RecordError` (with `storage` true) names the
+database file; with a `FallbackJournal`, `write_batch` keeps the entries there
+instead (and a call's later writes replay them first, in order).
 """
 
 from __future__ import annotations
@@ -13,15 +25,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import date, datetime, time
 from enum import Enum
-from typing import Any
+from typing import Any, Callable, TypeVar
+
+T = TypeVar("T")
 
 import sqlite_utils
 
+from .database import durable_commits
+from .write_budget import WriteBudget, is_refusal
+
 RESULT_KINDS = ("ok", "guard", "pms", "other")
+# timings and "heard" are written after the reply has played, while the caller may already be speaking: they
+# wait this long at most for a locked database (a booking left unheard is asked of staff; a timing is only lost)
+AFTER_REPLY_WAIT_S = 0.5
 
 # Filled in later by the voice layer: moments (ISO text) and durations (milliseconds).
 TIMING_MOMENTS = ("speech_start", "speech_end", "agent_speech_start", "agent_speech_end")
@@ -32,7 +50,12 @@ _JSON_COLUMNS = {"arguments", "result"}
 
 
 class RecordError(Exception):
-    """The call record could not be written; the message names the database."""
+    """The call record could not be written; the message names the database. `storage`: the database refused
+    the write (locked, full, I/O) rather than the write being wrong."""
+
+    def __init__(self, message: str, *, storage: bool = False):
+        super().__init__(message)
+        self.storage = storage
 
 
 def iso(moment: datetime | date | time | None) -> str | None:
@@ -65,8 +88,10 @@ def to_json(value: Any) -> str:
 
 
 class CallRecorder:
-    def __init__(self, db: sqlite_utils.Database):
+    def __init__(self, db: sqlite_utils.Database, *, budget: WriteBudget | None = None, journal: Any = None):
         self.db = db
+        self.budget = budget or WriteBudget()
+        self.journal = journal
 
     # -- plumbing ------------------------------------------------------------
 
@@ -79,32 +104,24 @@ class CallRecorder:
             pass
         return "the database"
 
-    @contextmanager
-    def _writing(self, what: str) -> Iterator[sqlite3.Connection]:
+    def _transaction(self, what: str, body: Callable[[sqlite3.Connection], T], *, durable: bool = False,
+                     limit_s: float | None = None) -> T:
+        """`body(conn)` in one write transaction, retried within the budget (at most `limit_s`); RecordError when
+        refused. Inside an open transaction, `body` just runs in it (the outer transaction commits or rolls
+        back)."""
         conn = self.db.conn
-        outer = conn.in_transaction
+        if conn.in_transaction:
+            return body(conn)
         try:
-            if not outer:
-                conn.execute("BEGIN IMMEDIATE")
-            yield conn
-            if not outer:
-                conn.execute("COMMIT")
+            if durable:
+                with durable_commits(conn):
+                    return self.budget.run(conn, body, limit_s=limit_s)
+            return self.budget.run(conn, body, limit_s=limit_s)
         except sqlite3.IntegrityError as error:
-            self._rollback(outer)
             raise RecordError(f"cannot record {what} in {self._where()}: {error}") from error
         except sqlite3.Error as error:
-            self._rollback(outer)
-            raise RecordError(f"cannot write the call record to {self._where()}: {error}") from error
-        except BaseException:
-            self._rollback(outer)
-            raise
-
-    def _rollback(self, outer: bool) -> None:
-        if not outer and self.db.conn.in_transaction:
-            try:
-                self.db.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                pass
+            raise RecordError(f"cannot write the call record to {self._where()}: {error}",
+                              storage=is_refusal(error)) from error
 
     @staticmethod
     def _trigger(trigger: Any) -> tuple[Any, Any, Any]:
@@ -115,31 +132,79 @@ class CallRecorder:
         route, confidence, evidence = trigger
         return (route, confidence, evidence)
 
-    def _insert(self, conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{name}"' for name in row)
         marks = ", ".join("?" for _ in row)
         conn.execute(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})', list(row.values()))
 
     # -- writing -------------------------------------------------------------
 
-    WRITERS = ("call_started", "turn", "transition", "tool_call", "turn_timing", "call_ended")
+    WRITERS = ("call_started", "turn", "transition", "tool_call", "turn_timing", "reply_heard", "call_ended")
 
-    def write_batch(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
-        """Several record writes (method name, keyword arguments) in one transaction: all or none."""
+    def _check_entries(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
         for name, _ in entries:
             if name not in self.WRITERS:
                 raise ValueError(f"not a record writer: {name}")
-        with self._writing(f"{len(entries)} call record entries"):
-            for name, kwargs in entries:
-                getattr(self, name)(**kwargs)
+
+    def _apply(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        for name, kwargs in entries:
+            getattr(self, name)(**kwargs)
+
+    def _replay_held(self, conn: sqlite3.Connection, call_ids: set[str | None]) -> list[str]:
+        """Inside a transaction: the journal's waiting entries of these calls first, so the record keeps its order."""
+        if self.journal is None:
+            return []
+        held = [e for call_id in call_ids if call_id for e in self.journal.pending(call_id)]
+        return self.journal.replay_in(conn, held, self._apply) if held else []
+
+    def write_batch(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several record writes (method name, keyword arguments) in one transaction: all or none. When the
+        database refuses them and there is a journal, they are kept there (and replayed later) instead."""
+        self._check_entries(entries)
+        replayed: list[str] = []
+
+        def body(conn: sqlite3.Connection) -> None:
+            replayed[:] = self._replay_held(conn, {kwargs.get("call_id") for _, kwargs in entries})
+            self._apply(entries)
+
+        try:
+            self._transaction(f"{len(entries)} call record entries", body)
+        except RecordError as error:
+            if self.journal is None or not error.storage:
+                raise
+            self.journal.append_records(entries)     # raises JournalError when that cannot be written either
+            return
+        if replayed:
+            self.journal.mark_replayed(replayed)
+
+    def commit_with(self, work: Callable[[], T], entries: Callable[[T], list[tuple[str, dict[str, Any]]]]) -> T:
+        """`work()` (a clinic write on this database's connection) and the record entries made from its result,
+        in one transaction flushed to the disk before it returns (synchronous FULL): both or neither. A refusal
+        raises RecordError (storage true) with nothing written; an error of `work` is raised as it is."""
+        replayed: list[str] = []
+
+        def body(conn: sqlite3.Connection) -> T:
+            result = work()
+            made = entries(result)
+            self._check_entries(made)
+            replayed[:] = self._replay_held(conn, {kwargs.get("call_id") for _, kwargs in made})
+            self._apply(made)
+            return result
+
+        result = self._transaction("a clinic write and its record", body, durable=True)
+        if replayed:
+            self.journal.mark_replayed(replayed)
+        return result
+
+    def replay_journal(self, journal: Any, entries: list) -> list[str]:
+        """Apply journal entries in one transaction (FULL: they were promised to someone); the ids applied."""
+        return self._transaction("the fallback journal", lambda conn: journal.replay_in(conn, entries, self._apply),
+                                 durable=True)
 
     def call_started(self, *, call_id: str, clinic: str | None, caller_id: str | None, started_at: datetime) -> None:
-        with self._writing(f"the start of call {call_id!r}") as conn:
-            self._insert(
-                conn,
-                "calls",
-                {"id": call_id, "clinic": clinic, "caller_id": caller_id, "started_at": iso(started_at)},
-            )
+        row = {"id": call_id, "clinic": clinic, "caller_id": caller_id, "started_at": iso(started_at)}
+        self._transaction(f"the start of call {call_id!r}", lambda conn: self._insert(conn, "calls", row))
 
     def turn(
         self,
@@ -153,24 +218,34 @@ class CallRecorder:
         trigger: tuple[str, str, str] | None,
         at: datetime,
     ) -> None:
+        """The turn, or its final form over a provisional one (written with a clinic write, before the reply
+        was known). A caller who speaks has heard the replies before this turn."""
         route, confidence, evidence = self._trigger(trigger)
-        with self._writing(f"turn {seq} of call {call_id!r}") as conn:
-            self._insert(
-                conn,
-                "turns",
-                {
-                    "call_id": call_id,
-                    "seq": seq,
-                    "caller_text": caller_text,
-                    "agent_text": agent_text,
-                    "state": state,
-                    "waiting_for": waiting_for,
-                    "trigger_route": route,
-                    "trigger_confidence": confidence,
-                    "trigger_evidence": evidence,
-                    "at": iso(at),
-                },
-            )
+        row = {"call_id": call_id, "seq": seq, "caller_text": caller_text, "agent_text": agent_text, "state": state,
+               "waiting_for": waiting_for, "trigger_route": route, "trigger_confidence": confidence,
+               "trigger_evidence": evidence, "at": iso(at)}
+        updates = ", ".join(f'"{name}" = excluded."{name}"' for name in row if name not in ("call_id", "seq"))
+
+        def body(conn: sqlite3.Connection) -> None:
+            columns = ", ".join(f'"{name}"' for name in row)
+            conn.execute(f'INSERT INTO turns ({columns}) VALUES ({", ".join("?" for _ in row)}) '
+                         f"ON CONFLICT (call_id, seq) DO UPDATE SET {updates}", list(row.values()))
+            if caller_text:
+                self._mark_heard(conn, call_id, seq - 1)
+
+        self._transaction(f"turn {seq} of call {call_id!r}", body)
+
+    def reply_heard(self, *, call_id: str, seq: int) -> None:
+        """The reply of turn `seq` was played to the caller to its end: what it confirmed has been heard."""
+        self._transaction(f"turn {seq} of call {call_id!r} heard", lambda conn: self._mark_heard(conn, call_id, seq),
+                          limit_s=AFTER_REPLY_WAIT_S)
+
+    @staticmethod
+    def _mark_heard(conn: sqlite3.Connection, call_id: str, seq: int) -> None:
+        conn.execute(
+            "UPDATE appointments SET confirmed_aloud = 1 WHERE confirmed_aloud = 0 AND created_by_call = ? AND id IN "
+            "(SELECT json_extract(result, '$.appointment.id') FROM tool_calls WHERE call_id = ? AND turn_seq <= ? "
+            "AND result_kind = 'ok')", [call_id, call_id, seq])
 
     def transition(
         self,
@@ -183,21 +258,9 @@ class CallRecorder:
         at: datetime,
     ) -> None:
         route, confidence, evidence = self._trigger(trigger)
-        with self._writing(f"a transition of call {call_id!r}") as conn:
-            self._insert(
-                conn,
-                "transitions",
-                {
-                    "call_id": call_id,
-                    "turn_seq": turn_seq,
-                    "from_state": from_state,
-                    "to_state": to_state,
-                    "trigger_route": route,
-                    "trigger_confidence": confidence,
-                    "trigger_evidence": evidence,
-                    "at": iso(at),
-                },
-            )
+        row = {"call_id": call_id, "turn_seq": turn_seq, "from_state": from_state, "to_state": to_state,
+               "trigger_route": route, "trigger_confidence": confidence, "trigger_evidence": evidence, "at": iso(at)}
+        self._transaction(f"a transition of call {call_id!r}", lambda conn: self._insert(conn, "transitions", row))
 
     def tool_call(
         self,
@@ -214,22 +277,10 @@ class CallRecorder:
     ) -> None:
         if result_kind not in RESULT_KINDS:
             raise ValueError(f"result_kind must be one of {', '.join(RESULT_KINDS)}, not {result_kind!r}")
-        with self._writing(f"tool call {name!r} of call {call_id!r}") as conn:
-            self._insert(
-                conn,
-                "tool_calls",
-                {
-                    "call_id": call_id,
-                    "turn_seq": turn_seq,
-                    "state": state,
-                    "name": name,
-                    "arguments": to_json(arguments if arguments is not None else {}),
-                    "result_kind": result_kind,
-                    "result": to_json(result if result is not None else {}),
-                    "duration_ms": duration_ms,
-                    "at": iso(at),
-                },
-            )
+        row = {"call_id": call_id, "turn_seq": turn_seq, "state": state, "name": name,
+               "arguments": to_json(arguments if arguments is not None else {}), "result_kind": result_kind,
+               "result": to_json(result if result is not None else {}), "duration_ms": duration_ms, "at": iso(at)}
+        self._transaction(f"tool call {name!r} of call {call_id!r}", lambda conn: self._insert(conn, "tool_calls", row))
 
     def turn_timing(self, *, call_id: str, seq: int, **timings: Any) -> None:
         """Fill timing columns of a recorded turn: moments (datetime or ISO text)
@@ -249,23 +300,30 @@ class CallRecorder:
             else:
                 values[name] = iso(value) if isinstance(value, datetime) else value
         assignments = ", ".join(f'"{name}" = ?' for name in values)
-        with self._writing(f"timings of turn {seq} of call {call_id!r}") as conn:
-            cursor = conn.execute(
-                f"UPDATE turns SET {assignments} WHERE call_id = ? AND seq = ?", [*values.values(), call_id, seq]
-            )
+
+        def body(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(f"UPDATE turns SET {assignments} WHERE call_id = ? AND seq = ?",
+                                  [*values.values(), call_id, seq])
             if cursor.rowcount == 0:
                 raise RecordError(f"no turn {seq} of call {call_id!r} in {self._where()}: record the turn first")
 
+        self._transaction(f"timings of turn {seq} of call {call_id!r}", body, limit_s=AFTER_REPLY_WAIT_S)
+
     def call_ended(
-        self, *, call_id: str, ended_at: datetime, outcome: str | None, final_state: str | None, end_action: str | None
+        self, *, call_id: str, ended_at: datetime, outcome: str | None, final_state: str | None, end_action: str | None,
+        reason: str | None = None, ended_by: str | None = None,
     ) -> None:
-        with self._writing(f"the end of call {call_id!r}") as conn:
+        """`reason`: why the call ended when it was not the conversation's own end (a crash, a shutdown, staff);
+        `ended_by`: the OS user of the staff member who ended or took it."""
+        def body(conn: sqlite3.Connection) -> None:
             cursor = conn.execute(
-                "UPDATE calls SET ended_at = ?, outcome = ?, final_state = ?, end_action = ? WHERE id = ?",
-                [iso(ended_at), outcome, final_state, end_action, call_id],
-            )
+                "UPDATE calls SET ended_at = ?, outcome = ?, final_state = ?, end_action = ?, end_reason = ?, "
+                "ended_by = ? WHERE id = ?",
+                [iso(ended_at), outcome, final_state, end_action, reason, ended_by, call_id])
             if cursor.rowcount == 0:
                 raise RecordError(f"no call {call_id!r} in {self._where()}: record call_started first")
+
+        self._transaction(f"the end of call {call_id!r}", body)
 
     # -- reading -------------------------------------------------------------
 

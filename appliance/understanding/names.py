@@ -174,7 +174,7 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     for letters, start, end, singles, _last in merged:
         enough = singles >= 3 or (singles >= 2 and name_asked)
         bare = letters.replace("'", "").replace("-", "")
-        if enough and len(bare) >= 2 and not set(bare) <= {"a", "i"}:
+        if enough and 2 <= len(bare) <= MAX_NAME_PART_CHARS and not set(bare) <= {"a", "i"}:
             if _names_its_first_letter(ct.tokens, start) and len(letters) > 2 and letters[0] == letters[1]:
                 # "Kris with a K, K R I S" run together ("with the K-K-R-I-S"): the first K is the one named
                 letters, start = letters[1:], start + 1
@@ -196,8 +196,12 @@ def title_case(word: str) -> str:
     return "-".join("'".join(cap(p) for p in part.split("'")) for part in word.split("-"))
 
 
+# longer than any name part people have (the store refuses a name longer than its own limit, too)
+MAX_NAME_PART_CHARS = 50
+
+
 def _name_like(tok: str, blocked: frozenset[str]) -> bool:
-    return bool(_NAME_TOKEN.match(tok)) and (tok not in STOP_WORDS or tok in NAME_WORDS) and tok not in blocked
+    return len(tok) <= MAX_NAME_PART_CHARS and bool(_NAME_TOKEN.match(tok)) and (tok not in STOP_WORDS or tok in NAME_WORDS) and tok not in blocked
 
 
 def _ambiguous(tok: str) -> bool:

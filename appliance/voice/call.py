@@ -134,9 +134,10 @@ class VoiceCall:
         except Exception as exc:
             log.error("call %s: could not close the call record (%s)", self.call_id, type(exc).__name__)
 
-    async def hang_up(self) -> None:
-        """The caller hung up: close the record and end the pipeline."""
-        await self.conversation.hang_up()
+    async def hang_up(self, cut: tuple | None = None) -> None:
+        """The caller hung up (or `cut`: (outcome, reason, staff user) says who ended the call and why): close the
+        record and end the pipeline."""
+        await self.conversation.hang_up(cut)
 
 
 def _barge_in_event(at: float):

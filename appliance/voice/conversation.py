@@ -6,7 +6,9 @@ and has the reply spoken. Around that it keeps the call from ever going
 quiet:
 
 - the greeting is spoken the moment the call is up (cached audio);
-- a filler is spoken when the engine has not answered within `filler_after_ms`;
+- a filler is spoken when the engine has not answered within `filler_after_ms`,
+  then holding lines while it still works (a slow or locked database: the
+  store retries within its budget), each HOLD_GAP_S after the last one ended;
 - when the caller says nothing, `engine.check_in(n)` at each of
   `silence_checkins_s` (counted from the end of the agent's last prompt),
   then `engine.silence_goodbye()` once the quiet has lasted the last check-in
@@ -22,7 +24,11 @@ quiet:
   transfer failed and `engine.transfer_failed()` takes over).
 
 Every turn's timings go to the call record once its reply has been played
-(or cut off by a barge-in).
+(or cut off by a barge-in); a reply played to its end that confirmed a
+booking marks it heard (`reply_heard`). A call ended from outside the
+conversation closes its record with why (`hang_up(cut=(outcome, reason,
+user))`: staff, a shutdown); an engine that breaks outside its own guard ends
+the call with an apology as `engine_error`.
 """
 
 from __future__ import annotations
@@ -43,12 +49,17 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 from ..engine.types import CallInfo, TurnResult
 from .engine_host import EngineHost
 from .frames import AgentSpeechFrame, CallerTurnFrame, SpeechMarkFrame
-from .speech_cache import FILLERS
+from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES
 
 log = logging.getLogger("appliance.voice")
 
 TransferHandler = Callable[[str], Awaitable[bool]]
 EventSink = Callable[["CallEvent"], None]
+# why a call was ended from outside the conversation: (outcome, reason, staff user or None); engine.cut's arguments
+Cut = tuple[str, str, "str | None"]
+
+HOLD_GAP_S = 1.2        # the longest quiet between holding lines while a turn takes long
+HOLD_LINE_WAIT_S = 10.0  # a holding line that never reports played is given up on after this
 
 
 @dataclass
@@ -143,6 +154,7 @@ class EngineProcessor(FrameProcessor):
         self._silence: asyncio.Task | None = None
         self._silence_attempts = 0
         self._hung_up = False
+        self._cut: Cut | None = None
         self._keep = self._names_to_keep()
 
     # ------------------------------------------------------------ pipeline side
@@ -193,8 +205,11 @@ class EngineProcessor(FrameProcessor):
             speech.finished.set()
         self._speeches.clear()
 
-    async def hang_up(self) -> None:
-        """The caller hung up (or the line dropped): stop waiting on playback and close the call."""
+    async def hang_up(self, cut: Cut | None = None) -> None:
+        """The caller hung up (or the line dropped), or `cut` says who ended the call and why: stop waiting on
+        playback and close the call."""
+        if cut is not None and self._cut is None:
+            self._cut = cut
         self._hung_up = True
         self._stop_silence_timer()
         self._cut_speech()
@@ -215,9 +230,9 @@ class EngineProcessor(FrameProcessor):
                     await self._caller_hung_up()
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             log.exception("call %s: the voice conversation broke; closing the call record", self.call_id)
-            await self._close_record()
+            await self._close_record(("engine_error", f"the voice conversation broke ({type(exc).__name__})", None))
 
     async def _greet(self) -> None:
         started = time.time()
@@ -278,7 +293,9 @@ class EngineProcessor(FrameProcessor):
             self.failures["engine"] += 1
             log.error("call %s: the engine failed outside its own guard (%s)", self.call_id, type(exc).__name__)
             await self.cancel_task(filler)
-            await self._close_record()
+            await self._say(ENGINE_FAILED_LINE, seq=-1, kind="fallback")      # played before the line is closed
+            await self._close_record(("engine_error", f"the engine failed outside its own guard "
+                                                      f"({type(exc).__name__})", None))
             return None
         timing.engine_ms = round((time.time() - started) * 1000, 1)
         timing.llm_ms = llm_ms
@@ -305,10 +322,21 @@ class EngineProcessor(FrameProcessor):
         return result
 
     async def _filler_after(self, delay: float, timing: TurnTiming) -> None:
+        """A filler after `delay`; then, while the engine still works, a holding line HOLD_GAP_S after each one
+        has played (cancelled the moment the answer is ready)."""
         await asyncio.sleep(delay)
         timing.filler = True
         self._emit(CallEvent("filler"))
-        await self._say(FILLERS[len(self.results) % len(FILLERS)], seq=-1, kind="filler")
+        line = FILLERS[len(self.results) % len(FILLERS)]
+        for held in itertools.count():
+            speech = await self._say(line, seq=-1, kind="filler")
+            try:
+                await asyncio.wait_for(speech.finished.wait(), HOLD_LINE_WAIT_S)
+            except asyncio.TimeoutError:
+                pass
+            await asyncio.sleep(HOLD_GAP_S)
+            line = HOLDING_LINES[held % len(HOLDING_LINES)]
+            self._emit(CallEvent("holding", data={"n": held + 1}))
 
     async def _answer(self, result: TurnResult, timing: TurnTiming, *, caller_text: str) -> None:
         """Speak a TurnResult, wait until it has been played (or cut), record it, then act on the ending."""
@@ -334,6 +362,8 @@ class EngineProcessor(FrameProcessor):
         timing.tts_failed = speech.failed
         self.timings.append(timing)
         await self._record_timing(timing)
+        if not speech.cut and not speech.failed and _confirms_a_booking(result):
+            await self._record_heard(result.seq)
         self._emit(CallEvent("turn", timing=timing))
         if self._hung_up:
             return
@@ -377,18 +407,25 @@ class EngineProcessor(FrameProcessor):
         if self.finished.is_set():
             return
         try:
-            outcome = await self.host.call(self.engine.hangup)
+            if self._cut is not None:
+                outcome, reason, user = self._cut
+                outcome = await self.host.call(lambda: self.engine.cut(outcome, reason, by=user))
+            else:
+                outcome = await self.host.call(self.engine.hangup)
         except Exception as exc:
             self.failures["record"] += 1
             log.error("call %s: could not close the call record (%s)", self.call_id, type(exc).__name__)
             outcome = None
         self._finish(outcome)
 
-    async def _close_record(self) -> None:
-        """Something outside the engine broke: make sure the call record still ends."""
+    async def _close_record(self, cut: Cut | None = None) -> None:
+        """Something outside the engine broke: make sure the call record still ends (as `cut` says, when given)."""
         try:
             if not await self.host.call(lambda: self.engine.ended):
-                outcome = await self.host.call(self.engine.hangup)
+                if cut is not None and hasattr(self.engine, "cut"):
+                    outcome = await self.host.call(lambda: self.engine.cut(cut[0], cut[1], by=cut[2]))
+                else:
+                    outcome = await self.host.call(self.engine.hangup)
             else:
                 outcome = await self.host.call(self.engine.outcome)
         except Exception:
@@ -459,6 +496,16 @@ class EngineProcessor(FrameProcessor):
             self.failures["record"] += 1
             log.error("call %s: turn %d timings not recorded (%s)", self.call_id, timing.seq, type(exc).__name__)
 
+    async def _record_heard(self, seq: int) -> None:
+        recorder = getattr(self.engine, "recorder", None)
+        if recorder is None or not hasattr(recorder, "reply_heard"):
+            return
+        try:
+            await self.host.call(recorder.reply_heard, call_id=self.engine.ctx.call_id, seq=seq)
+        except Exception as exc:
+            self.failures["record"] += 1
+            log.error("call %s: turn %d not recorded as heard (%s)", self.call_id, seq, type(exc).__name__)
+
     def _emit(self, event: CallEvent) -> None:
         if self.on_event is not None:
             try:
@@ -475,6 +522,11 @@ class EngineProcessor(FrameProcessor):
             for item in group:
                 names.append(item.name)
         return tuple(names)
+
+
+def _confirms_a_booking(result: TurnResult) -> bool:
+    """The reply tells the caller about an appointment a write of this turn made."""
+    return any(tool.ok and "appointment" in tool.result for tool in result.tools)
 
 
 def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..settings import Settings, load_settings
 from ..understanding.name_list import load_name_list
-from .speech_cache import FILLERS, TTS_FALLBACK, SpeechCache
+from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES, TTS_FALLBACK, SpeechCache
 from .stt import WhisperTranscriber
 from .tts import PiperSynthesizer
 from .turn_detection import SileroSession, SmartTurn
@@ -135,10 +135,11 @@ class VoiceRuntime:
     # ------------------------------------------------------------ per clinic
 
     def warm_clinic(self, greeting: str, rate: int) -> float:
-        """Synthesise the greeting, the fillers and the fallback now; returns the seconds it took."""
+        """Synthesise the greeting, the fillers, the holding lines and the fallbacks now; returns the seconds it
+        took."""
         started = time.perf_counter()
         texts = [greeting] if self.settings.voice.greeting_cache else []
-        self.speech_cache.warm(texts + list(FILLERS) + [TTS_FALLBACK], rate)
+        self.speech_cache.warm(texts + list(FILLERS) + list(HOLDING_LINES) + [TTS_FALLBACK, ENGINE_FAILED_LINE], rate)
         return time.perf_counter() - started
 
     def vad_analyzer(self, *, stop_secs: float):

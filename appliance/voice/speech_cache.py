@@ -17,6 +17,13 @@ from pathlib import Path
 log = logging.getLogger("appliance.voice")
 
 FILLERS = ("One moment, please.", "Let me check that for you.", "Just a moment.")
+# said, one after another, while a turn takes longer than a filler covers (a slow or locked database): the
+# caller never hears more than a moment's quiet
+HOLDING_LINES = ("Thank you for waiting, I'm still working on that.", "Still with you, just a moment longer.",
+                 "Sorry for the wait, nearly there.")
+# the call cannot go on (the engine broke): said before the call ends
+ENGINE_FAILED_LINE = ("I'm sorry, something went wrong on my side and I have to end this call. If we have your "
+                      "number, the team will call you back. Goodbye.")
 # spoken when the voice itself failed on a reply: it was synthesised while the voice still worked
 TTS_FALLBACK = "Sorry, I'm having a little trouble on my side. Could you say that again, please?"
 

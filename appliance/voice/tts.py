@@ -10,6 +10,7 @@ plays while the next is still being made.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -21,6 +22,9 @@ import numpy as np
 
 from .audio import resample, to_pcm
 
+# piper-tts logs every text it speaks, with its phonemes, at DEBUG: read-backs hold names, dates of birth and
+# phone numbers, so its log stops at warnings whatever level the appliance's own logs run at
+logging.getLogger("piper").setLevel(logging.WARNING)
 
 FIRST_PHRASE_WORDS = 8     # a first phrase longer than this is split at a comma, so it starts sooner
 PHRASE_WORDS = 14          # later phrases longer than this are split at commas (then at " and ")

@@ -168,3 +168,25 @@ def test_backup_without_a_database_says_how_to_make_one(settings):
     os.unlink(settings.paths.database)
     with pytest.raises(BackupError, match="appliance db init"):
         backup_database(settings)
+
+
+def test_db_init_replace_refuses_while_the_service_runs_and_always_keeps_a_backup(settings, monkeypatch):
+    from .conftest import DEMO_CLINIC
+
+    db = settings.paths.database
+    add_patient(db)                                     # booked on a live call, say
+    patients = count(db)
+    runner = CliRunner()
+    replace = ["db", "init", "--clinic", str(DEMO_CLINIC), "--db", str(db), "--replace"]
+    monkeypatch.setattr(backup.service_process, "service_running", lambda: "`appliance run` is running (pid 42)")
+    refused = runner.invoke(main, replace)
+    assert refused.exit_code == 2 and "pid 42" in refused.output and "--force" in refused.output
+    assert count(db) == patients and not list(settings.backup_dir.glob("before-replace-*.db"))
+    done = runner.invoke(main, replace + ["--force"])
+    assert done.exit_code == 0, done.output
+    (kept,) = settings.backup_dir.glob("before-replace-*.db")
+    assert count(kept) == patients and count(db) == patients - 1     # the old one is safe, the new one fresh
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    monkeypatch.setattr(backup.service_process, "service_running", lambda: None)
+    again = runner.invoke(main, replace)                # not running: no --force needed, still a backup
+    assert again.exit_code == 0 and len(list(settings.backup_dir.glob("before-replace-*.db"))) == 2

@@ -357,13 +357,14 @@ def test_data_folder_and_database_as_installed_are_ok(settings):
 def test_a_readable_data_folder_fails(settings):
     os.chmod(settings.paths.data_dir, 0o755)
     check = doctor.check_data_dir(settings)
-    assert check.status == "FAIL" and "0755" in check.detail and "chmod 700" in check.fix
+    assert check.status == "FAIL" and "0755" in check.detail and "chmod 750" in check.fix
+    assert "appliance-staff" in check.fix          # the one permission model: the staff group may read, no one else
 
 
 def test_a_database_with_the_wrong_mode_fails(settings):
     os.chmod(settings.paths.database, 0o644)
     check = doctor.check_database(settings)
-    assert check.status == "FAIL" and "0644" in check.detail and "chmod 600" in check.fix
+    assert check.status == "FAIL" and "0644" in check.detail and "chmod 640" in check.fix
 
 
 def test_a_missing_database_fails_with_the_init_command(settings):
@@ -394,6 +395,34 @@ def test_a_file_that_is_not_a_database_fails(settings):
     settings.paths.database.write_bytes(b"not a database at all" * 100)
     check = doctor.check_database(settings)
     assert check.status == "FAIL"
+
+
+def test_refused_writes_waiting_in_the_fallback_journal_are_reported(settings):
+    from appliance.store.fallback_journal import FallbackJournal
+
+    assert doctor.check_fallback_journal(settings).status == "OK"
+    journal = FallbackJournal(settings.paths.data_dir / "fallback-journal")
+    journal.append("callback_request", "call-1", {"row": {"id": "cb-1", "created_at": "2026-11-20T09:00:00"}})
+    check = doctor.check_fallback_journal(settings)
+    assert check.status == "WARN" and check.detail.startswith("1 call record or callback entry")
+    assert "+61" not in check.detail                     # counted, never shown
+
+
+def test_callers_cut_off_mid_call_waiting_for_staff_are_reported(settings):
+    from appliance.store import ClinicStore, open_database
+    from appliance.store.recovery import recover
+
+    assert doctor.check_interrupted_calls(settings).status == "OK"
+    db = open_database(settings.paths.database)
+    db.execute("INSERT INTO calls (id, caller_id, started_at) VALUES ('call-1', '+61491570006', '2026-11-20T09:00')")
+    db.conn.commit()
+    recover(db)                                          # the next start finds it and raises a callback
+    check = doctor.check_interrupted_calls(settings)
+    assert check.status == "WARN" and check.detail.startswith("1 caller(s) cut off"), check
+    (callback,) = ClinicStore(db).callback_requests()
+    ClinicStore(db).mark_callback_done(callback["id"], done_by="frontdesk")
+    db.close()
+    assert doctor.check_interrupted_calls(settings).status == "OK"
 
 
 # ---------------------------------------------------------------- disk

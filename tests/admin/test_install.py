@@ -34,8 +34,8 @@ def test_first_install_lays_out_settings_data_and_units(installed):
     assert mode(etc) == 0o750
     assert mode(etc / "appliance.toml") == 0o640 and mode(etc / "clinic.yaml") == 0o640
     assert (etc / "clinic.yaml").read_text() == (REPO / "config/clinic.demo.yaml").read_text()
-    assert mode(data) == 0o700 and mode(data / "backups") == 0o700
-    assert mode(data / "appliance.db") == 0o600
+    assert mode(data) == 0o750 and mode(data / "backups") == 0o700     # the staff group reads, nobody else
+    assert mode(data / "appliance.db") == 0o640
     for name in UNITS:
         unit = root / "etc/systemd/system" / name
         assert mode(unit) == 0o644
@@ -69,9 +69,10 @@ def test_progress_is_numbered_logged_and_nothing_touches_the_real_system(install
         assert f"[{n}/11] " in done.stdout
     assert "would run: systemctl enable appliance.service appliance-maintenance.timer" in done.stdout
     assert "would run: useradd --system --gid appliance" in done.stdout
-    assert "would run: chown appliance:appliance /var/lib/appliance" in done.stdout
+    assert "would run: groupadd --system appliance-staff" in done.stdout
+    assert "would run: chown appliance:appliance-staff /var/lib/appliance" in done.stdout
     assert "running:" not in done.stdout
-    assert "sudo -u appliance appliance monitor" in done.stdout   # next steps
+    assert "usermod -aG appliance-staff" in done.stdout   # next steps: the front desk joins the staff group
     log = root / LOG
     assert mode(log) == 0o600
     assert "[11/11] Checking the installation (appliance doctor)" in log.read_text()

@@ -115,3 +115,23 @@ def test_cli_prune(settings):
     assert "deleted 0 recording(s)" in done.output
     dry = CliRunner().invoke(main, ["db", "prune", "--dry-run"])
     assert "would clear the transcripts of 0 call(s)" in dry.output
+
+
+def test_old_callback_requests_lose_the_callers_name_number_and_words(settings):
+    from appliance.store.clinic_store import ClinicStore
+
+    db = open_database(settings.paths.database)
+    for when, words in ((NOW - timedelta(days=91), OLD_WORDS), (NOW - timedelta(days=1), SECRET)):
+        store = ClinicStore(db, now=lambda when=when: when)
+        callback = store.add_callback_request(call_id=None, patient_id=None, name="Alex Smith", phone="+61491570006",
+                                              reason=f"medical_advice: {words}")
+        store.mark_callback_done(callback, done_by="frontdesk", note="rang back, " + words)
+    db.close()
+    report = prune(settings, now=NOW)
+    assert report.callbacks == 1
+    old, recent = rows(settings.paths.database, "SELECT * FROM callback_requests ORDER BY created_at")
+    assert (old["name"], old["phone"], old["reason"], old["note"]) == (None, None, None, None)
+    assert old["status"] == "done" and old["done_by"] == "frontdesk"       # what happened stays
+    assert recent["name"] == "Alex Smith" and SECRET in recent["reason"]
+    raw = settings.paths.database.read_bytes()
+    assert OLD_WORDS.encode() not in raw

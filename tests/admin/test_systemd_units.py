@@ -71,7 +71,7 @@ def test_verify_would_catch_a_mistake(tmp_path):
 def test_the_service_runs_appliance_run_as_its_own_user_under_the_watchdog():
     unit = directives("appliance.service")
     assert unit["Service.ExecStart"] == ["/opt/appliance/venv/bin/appliance run"]
-    assert unit["Service.User"] == ["appliance"] and unit["Service.Group"] == ["appliance"]
+    assert unit["Service.User"] == ["appliance"] and unit["Service.Group"] == ["appliance-staff"]
     assert unit["Service.Type"] == ["notify"]
     assert unit["Service.WatchdogSec"] == ["30"]
     assert unit["Service.Restart"] == ["on-failure"]
@@ -94,8 +94,8 @@ HARDENING = {
     "ProtectKernelModules": "yes",
     "ProtectKernelLogs": "yes",
     "ProtectControlGroups": "yes",
-    "UMask": "0077",
-    "StateDirectoryMode": "0700",
+    "UMask": "0027",                 # what it writes: its own, readable by the staff group at most
+    "StateDirectoryMode": "0750",
 }
 
 

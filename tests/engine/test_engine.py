@@ -443,13 +443,14 @@ def test_transfer_failure_falls_back_to_callback(engine, store):
     assert store.callback_requests()[-1]["reason"].startswith("transfer_failed")
 
 
-def test_staff_taking_the_call_over_is_recorded_as_a_transfer(engine, db):
+def test_staff_taking_the_call_over_is_recorded_as_a_transfer_by_them(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     engine.turn("Hi, I need to move my appointment tomorrow")
-    assert engine.staff_took_call() == "transferred"
-    assert engine.ended and engine.hangup() == "transferred"
+    assert engine.staff_took_call(by="frontdesk") == "transferred_by_staff"
+    assert engine.ended and engine.hangup() == "transferred_by_staff"
     call = list(db["calls"].rows)[0]
-    assert call["outcome"] == "transferred" and call["end_action"] == "transfer"
+    assert call["outcome"] == "transferred_by_staff" and call["end_action"] == "transfer"
+    assert call["ended_by"] == "frontdesk"
     last = list(db["turns"].rows)[-1]
     assert (last["trigger_route"], last["trigger_evidence"]) == ("staff", "front_desk_took_call")
 

@@ -37,10 +37,11 @@ def test_an_unknown_callback_is_refused(clinic):
 def test_live_call_actions_go_to_the_controls_the_line_registered(clinic):
     done = []
     handler = StaffCommandHandler(clinic.db_path)
-    handler.control_call("call-1", transfer_now=lambda: done.append("transfer"), end_call=lambda: done.append("end"))
+    handler.control_call("call-1", transfer_now=lambda user: done.append(("transfer", user)),
+                         end_call=lambda user: done.append(("end", user)))
     assert handler(StaffCommand("transfer_now", "alice", call_id="call-1")).ok
     assert handler(StaffCommand("end_call", "alice", call_id="call-1")).ok
-    assert done == ["transfer", "end"]
+    assert done == [("transfer", "alice"), ("end", "alice")]      # the line is told who did it
     handler.release_call("call-1")
     refused = handler(StaffCommand("end_call", "alice", call_id="call-1"))
     assert not refused.ok and "no phone line" in refused.message

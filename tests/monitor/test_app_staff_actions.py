@@ -104,7 +104,8 @@ def test_transfer_and_end_a_live_call_go_to_the_service_after_a_yes(seeded_db, s
     folder = Path(tempfile.mkdtemp(dir="/tmp"))
     done = []
     handler = StaffCommandHandler(seeded_db)
-    handler.control_call("call-1", transfer_now=lambda: done.append("transfer"), end_call=lambda: done.append("end"))
+    handler.control_call("call-1", transfer_now=lambda user: done.append("transfer"),
+                         end_call=lambda user: done.append("end"))
     bus = EventBus()
     for event in until(stream, lambda e: e.kind == "turn" and e.call_id == "call-2"):
         bus.publish(event.kind, event.call_id, event.fields)

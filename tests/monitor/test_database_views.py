@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from appliance.monitor.attention_items import failed_calls, handed_off, open_callbacks
+from appliance.monitor.attention_items import failed_calls, handed_off, open_callbacks, unheard_bookings
 from appliance.monitor.call_history import load_call, search_calls
 from appliance.monitor.database_access import DatabaseUnavailable, open_for_monitor
 from appliance.monitor.day_summary import day_summary
@@ -56,6 +56,31 @@ def test_needs_attention_lists_open_callbacks_urgent_first_and_todays_handoffs_a
     assert [c.outcome for c in handed_off(conn, DAY)] == ["transferred", "emergency"]
     assert [c.id for c in failed_calls(conn, DAY)] == ["call-failed"]
     assert handed_off(conn, date(2026, 11, 23)) == []
+
+
+def test_needs_attention_lists_calls_cut_off_and_bookings_the_caller_may_not_have_heard(seeded_db):
+    import sqlite3
+
+    from appliance.store import open_database
+    from appliance.store.recovery import recover
+
+    db = open_database(seeded_db)
+    booking = db.execute("SELECT id, created_by_call FROM appointments WHERE created_by_call IS NOT NULL "
+                         "AND status = 'booked' LIMIT 1").fetchone()
+    db.execute("UPDATE appointments SET confirmed_aloud = 0 WHERE id = ?", [booking[0]])
+    db.execute("INSERT INTO calls (id, caller_id, started_at) VALUES ('call-cut', '0491 570 999', ?)",
+               [f"{DAY.isoformat()}T16:00:00"])
+    db.conn.commit()
+    recover(db)                                          # the next start after a crash
+    db.close()
+    conn = sqlite3.connect(seeded_db)
+    try:
+        assert [(c.id, c.outcome) for c in failed_calls(conn, DAY)] == [("call-cut", "interrupted"),
+                                                                        ("call-failed", "failed")]   # newest first
+        assert [b["call_id"] for b in unheard_bookings(conn, DAY)] == [booking[1]]
+        assert any(c["call_id"] == "call-cut" for c in open_callbacks(conn))
+    finally:
+        conn.close()
 
 
 def test_history_searches_by_date_outcome_and_caller(conn):

@@ -104,6 +104,7 @@ def test_staff_end_call_from_the_monitor_sends_bye_and_is_recorded(one_line, tmp
             held.kill()
     record = one_line.new_call(len(one_line.calls()) - 1)
     assert record["id"] == call["id"] and record["ended_at"]
+    assert (record["outcome"], record["ended_by"]) == ("ended_by_staff", getpass.getuser())
     actions = rows(one_line, "SELECT user, claimed_user, action, call_id, ok, via FROM staff_actions "
                              "WHERE call_id = ?", call["id"])
     assert actions == [(getpass.getuser(), "someone-else", "end_call", call["id"], 1, "service")]
@@ -122,6 +123,7 @@ def test_staff_transfer_now_sends_refer_then_bye(one_line, tmp_path):
         if held.poll() is None:
             held.kill()
     record = one_line.new_call(len(one_line.calls()) - 1)
-    assert record["id"] == call["id"] and record["outcome"] == "transferred", record
+    assert record["id"] == call["id"] and record["outcome"] == "transferred_by_staff", record
+    assert record["ended_by"] == getpass.getuser()
     assert f"call {call['id']}: transfer done" in one_line.log_text()
     assert rows(one_line, "SELECT action, ok FROM staff_actions WHERE call_id = ?", call["id"]) == [("transfer_now", 1)]

@@ -116,3 +116,5 @@ def test_sigterm_says_goodbye_and_exits_cleanly(service, tmp_path):
     log = service.log_text()
     assert "stopped" in log
     assert "Assertion" not in log and "Traceback" not in log, log[-3000:]
+    call = service.calls()[-1]                        # the caller cut off says so (no number here: no callback)
+    assert call["outcome"] == "shutdown" and call["end_reason"] and call["ended_at"], call

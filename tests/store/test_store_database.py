@@ -10,7 +10,7 @@ from appliance.store.database import SCHEMA_VERSION
 TABLES = {
     "schema_version", "clinic", "locations", "services", "practitioners", "practitioner_services",
     "practitioner_locations", "opening_hours", "patients", "appointments", "callback_requests", "waitlist",
-    "calls", "turns", "transitions", "tool_calls",
+    "calls", "turns", "transitions", "tool_calls", "journal_replayed",
 }
 
 
@@ -26,14 +26,15 @@ def loose_umask():
 
 
 def test_new_file_is_private_even_with_a_loose_umask(tmp_path, loose_umask):
+    # the owner writes, the front desk's group reads (the monitor), nobody else
     path = tmp_path / "clinic.db"
     db = open_database(path)
     db["calls"].insert({"id": "c", "started_at": "2026-11-23T09:05:00"})
-    assert mode_of(path) == 0o600
+    assert mode_of(path) == 0o640
     for suffix in ("-wal", "-shm"):
         side = tmp_path / f"clinic.db{suffix}"
         if side.exists():
-            assert mode_of(side) == 0o600
+            assert mode_of(side) == 0o640
     db.close()
 
 
@@ -106,7 +107,7 @@ def test_not_a_database(tmp_path):
 def test_build_database(tmp_path, clinic, loose_umask):
     path = build_database(clinic, tmp_path / "var" / "clinic.db")
     assert path == tmp_path / "var" / "clinic.db"
-    assert mode_of(path) == 0o600
+    assert mode_of(path) == 0o640
     assert sorted(p.name for p in path.parent.iterdir()) == ["clinic.db"]  # no temp or -wal left over
     db = open_database(path)
     store = ClinicStore(db)

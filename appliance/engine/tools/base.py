@@ -88,6 +88,15 @@ class Tool:
     kind: ClassVar[ToolKind]
     read_back: ClassVar[str | None] = None   # the `confirms:` read-back this tool's call rests on
     ends_call: ClassVar[bool] = False
+    # a handoff that writes to the store (every WRITE does): its write and its tool-call record commit in one
+    # transaction (runner.py)
+    changes_store: ClassVar[bool] = False
+    # when the database refuses it, the same call goes to the fallback journal instead (a promise to the caller)
+    journaled_when_refused: ClassVar[bool] = False
+
+    @property
+    def transactional(self) -> bool:
+        return self.kind is ToolKind.WRITE or self.changes_store
 
     def arguments(self, ctx: CallContext, env: RuleEnv) -> dict[str, Any]:
         """The call's collected facts, as this tool's arguments."""

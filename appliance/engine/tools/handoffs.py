@@ -15,6 +15,7 @@ class AddToWaitlist(Tool):
     name = "AddToWaitlist"
     kind = ToolKind.HANDOFF
     read_back = "waitlist"
+    changes_store = True
 
     def arguments(self, ctx: CallContext, env: RuleEnv) -> dict:
         return {"patient_id": ctx.patient.id if ctx.patient else None, "service_id": ctx.service_id,
@@ -41,6 +42,8 @@ class AddToWaitlist(Tool):
 class CreateCallbackRequest(Tool):
     name = "CreateCallbackRequest"
     kind = ToolKind.HANDOFF
+    changes_store = True
+    journaled_when_refused = True
 
     def arguments(self, ctx: CallContext, env: RuleEnv) -> dict:
         reason = ctx.callback_reason or "caller_request"

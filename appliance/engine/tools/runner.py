@@ -4,6 +4,13 @@ A refused call returns kind `guard`, a store failure `pms`, anything else
 `other`; every call is recorded. A write repeated with the same arguments
 (the caller said yes twice) returns the first result rather than writing
 twice.
+
+A tool that changes the store runs through `commit` when the engine gives one:
+the write and its tool-call record (with the rest of the turn so far) commit in
+one transaction, so a crash can never leave a booking without its record. When
+the database refuses (locked, full: `code` `store_refused`), a tool that is
+`journaled_when_refused` (a callback request) is called again on the `fallback`
+store, the fallback journal, and counts as done.
 """
 
 from __future__ import annotations
@@ -16,9 +23,16 @@ from typing import Any, Callable
 
 from ...domain import AppointmentRecord, Slot, TimeWindow
 from ...store.clinic_store import ClinicStore, SlotTaken, StoreError
+from ...store.records import RecordError
+from ...store.write_budget import is_refusal
 from ..types import ToolRun
 from .base import GuardRefusal, Ledger, ToolEnv, ToolKind
 from .registry import TOOLS
+
+STORE_REFUSED = "store_refused"     # a tool result's `code` when the database could not take the write
+
+# commit(work): work() -> (run, raw) is the tool's store write; commit runs it and records `run` in one transaction
+Commit = Callable[[Callable[[], tuple[ToolRun, Any]]], tuple[ToolRun, Any]]
 
 
 def json_safe(value: Any) -> Any:
@@ -48,10 +62,13 @@ class ToolRunner:
     """Runs one named tool for one call, behind its guards, and records it."""
 
     def __init__(self, *, store: ClinicStore, ledger: Ledger, call_id: str,
-                 now: Callable[[], datetime], record: Callable[[ToolRun], None]):
+                 now: Callable[[], datetime], record: Callable[[ToolRun], None],
+                 commit: Commit | None = None, fallback: Any = None):
         self.env = ToolEnv(store=store, ledger=ledger, now=now, call_id=call_id)
         self.ledger = ledger
         self.record = record
+        self.commit = commit
+        self.fallback = fallback
 
     def run(self, name: str, args: dict[str, Any], *, state: str,
             state_tools: tuple[str, ...]) -> tuple[ToolRun, dict | None]:
@@ -73,14 +90,26 @@ class ToolRunner:
                 raise GuardRefusal(f"Blocked: unknown tool {name}")
             if name not in state_tools:
                 raise GuardRefusal(f"Blocked: {name} is not allowed in state {state}")
+            if tool.transactional and self.commit is not None:
+                def work() -> tuple[ToolRun, Any]:
+                    raw = tool.call(self.env, **args)
+                    return ToolRun(name, state, safe_args, "ok", json_safe(raw),
+                                   (time.perf_counter() - started) * 1000), raw
+
+                run, result = self.commit(work)      # recorded in the same transaction
+                if memo_key is not None:
+                    self.ledger.writes[memo_key] = (run, result)
+                return run, result
             result = tool.call(self.env, **args)
             kind = "ok"
         except GuardRefusal as exc:
             kind, result = "guard", {"error": str(exc)}
         except SlotTaken as exc:
             kind, result = "pms", {"error": str(exc) or "slot no longer free", "code": "slot_taken"}
-        except (StoreError, sqlite3.Error) as exc:
+        except (StoreError, sqlite3.Error, RecordError) as exc:
             kind, result = "pms", {"error": f"{type(exc).__name__}: {exc}"}
+            if is_refusal(exc):
+                kind, result = self._refused(tool, args, result)
         except Exception as exc:  # a crashed tool must not end the call
             kind, result = "other", {"error": f"{type(exc).__name__}: {exc}"}
         run = ToolRun(name, state, safe_args, kind, json_safe(result), (time.perf_counter() - started) * 1000)
@@ -88,3 +117,14 @@ class ToolRunner:
             self.ledger.writes[memo_key] = (run, result)
         self.record(run)
         return run, (result if kind == "ok" else None)
+
+    def _refused(self, tool: Any, args: dict[str, Any], failure: dict) -> tuple[str, dict]:
+        """The database refused the write: into the fallback journal when the tool allows it, else a failure."""
+        failure = {**failure, "code": STORE_REFUSED}
+        if not tool.journaled_when_refused or self.fallback is None:
+            return "pms", failure
+        env = ToolEnv(store=self.fallback, ledger=self.ledger, now=self.env.now, call_id=self.env.call_id)
+        try:
+            return "ok", {**tool.call(env, **args), "journaled": True, "code": STORE_REFUSED}
+        except Exception as exc:      # the journal refused too
+            return "pms", {**failure, "journal": f"{type(exc).__name__}: {exc}"}

@@ -1,4 +1,5 @@
-"""Needs attention: open callbacks to work through, calls handed off today, calls that failed."""
+"""Needs attention: open callbacks to work through, bookings a caller may not have heard, calls handed off
+today, calls cut off or failed."""
 
 from __future__ import annotations
 
@@ -16,7 +17,10 @@ CALLBACK_COLUMNS = (("Who", "who", 14), ("Number", "phone", 13), ("When", "when"
                     ("Reason · note", "reason", None))
 HANDOFF_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 11),
                    ("Last state", "state", None))
-FAILED_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Last state", "state", None))
+FAILED_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 12),
+                  ("Last state", "state", None))
+UNHEARD_COLUMNS = (("Who", "who", 16), ("Number", "phone", 13), ("Booked for", "when", 11),
+                   ("With", "practitioner", None))
 
 
 def when(text: str | None) -> Text:
@@ -56,13 +60,15 @@ class AttentionView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="callbacks-title", classes="section-title")
         yield RowTable(CALLBACK_COLUMNS, min_flex=16, id="callbacks-table")
+        yield Static(id="unheard-title", classes="section-title")
+        yield RowTable(UNHEARD_COLUMNS, zebra_stripes=False, id="unheard-table")
         yield Static(id="handoffs-title", classes="section-title")
         yield RowTable(HANDOFF_COLUMNS, zebra_stripes=False, id="handoffs-table")
         yield Static(id="failed-title", classes="section-title")
         yield RowTable(FAILED_COLUMNS, zebra_stripes=False, id="failed-table")
 
     def show(self, callbacks: list[dict], handoffs: list[CallSummary], failed: list[CallSummary], *,
-             failed_days: int) -> None:
+             failed_days: int, unheard: list[dict] = ()) -> None:
         self.callbacks = callbacks
         table = self.query_one("#callbacks-table", RowTable)
         cursor = table.cursor_row
@@ -75,6 +81,13 @@ class AttentionView(Vertical):
             table.move_cursor(row=min(cursor, len(callbacks) - 1))
         self.query_one("#callbacks-title", Static).update(
             f"Open callbacks: {len(callbacks)} (urgent first, then oldest)" if callbacks else "Open callbacks: none")
+        table = self.query_one("#unheard-table", RowTable)
+        table.clear()
+        for booking in unheard:
+            table.add_row(fit(booking.get("who"), 16), fit(booking.get("phone"), 13), when(booking.get("start")),
+                          fit(booking.get("practitioner"), table.flex_width()), key=booking["call_id"])
+        self.query_one("#unheard-title", Static).update(
+            f"Bookings to confirm with the patient (not heard on the call): {len(unheard) or 'none'}")
         for table_id, calls in (("#handoffs-table", handoffs), ("#failed-table", failed)):
             table = self.query_one(table_id, RowTable)
             table.clear()
@@ -82,12 +95,14 @@ class AttentionView(Vertical):
                 cells = [fit(call.who, 16), fit(call.caller_id, 13), when(call.started_at)]
                 if table_id == "#handoffs-table":
                     cells.append(Text(call.outcome or ("transfer" if call.end_action == "transfer" else "-")))
+                else:
+                    cells.append(Text(call.outcome or "-"))
                 cells.append(fit(call.final_state, table.flex_width()))
                 table.add_row(*cells, key=call.id)
         self.query_one("#handoffs-title", Static).update(
             f"Transferred or sent to emergency services today: {len(handoffs) or 'none'}")
         self.query_one("#failed-title", Static).update(
-            f"Calls that ended failed (last {failed_days} days): {len(failed) or 'none'}")
+            f"Calls cut off or failed (last {failed_days} days): {len(failed) or 'none'}")
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("mark_done", "add_note"):

@@ -1,0 +1,65 @@
+"""An engine that breaks outside its own guard: the caller hears an apology, the call ends `engine_error`, and
+a caller whose number is known gets a callback."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("pipecat")
+
+from appliance.engine.types import CallInfo  # noqa: E402
+from appliance.voice.conversation import EngineProcessor, TurnTiming  # noqa: E402
+from appliance.voice.engine_host import EngineHost  # noqa: E402
+from appliance.voice.speech_cache import ENGINE_FAILED_LINE  # noqa: E402
+
+from .timed_speech import timed  # noqa: E402
+
+
+CALLER = "0491 570 006"
+
+
+def demo_call(path):
+    """A call to the demo clinic in a database file, answered and one turn in (on the calling thread)."""
+    import yaml
+
+    from appliance import paths
+    from appliance.clinic import clinic_from_mapping
+    from appliance.engine.clock import ClinicClock
+    from appliance.engine.engine import Engine
+    from appliance.engine.flow import load_flow
+    from appliance.store import ClinicStore, open_database
+    from appliance.store.records import CallRecorder
+
+    db = open_database(path)
+    store = ClinicStore(db)
+    store.load_clinic(clinic_from_mapping(yaml.safe_load((paths.REPO_ROOT / "config" / "clinic.demo.yaml").read_text())))
+    engine = Engine(flow=load_flow(paths.REPO_ROOT / "config" / "flows" / "clinic.yaml"), store=store,
+                    clock=ClinicClock(store.profile().timezone), recorder=CallRecorder(db))
+    engine.start(CallInfo(caller_id=CALLER))
+    engine.turn("Hi, I'd like to book a remedial massage please")
+    return engine
+
+
+def test_an_engine_error_outside_its_guard_ends_the_call_as_engine_error_with_a_callback(tmp_path):
+    def broken_turn(text):
+        raise RuntimeError("simulated engine fault")
+
+    async def run():
+        host = EngineHost("broken")
+        engine = await host.call(demo_call, tmp_path / "appliance.db")
+        processor = EngineProcessor(host=host, engine=engine, call_info=CallInfo(caller_id=CALLER))
+        said = timed(processor, line_s=0.1)
+        result = await processor._ask_engine(TurnTiming(seq=-1, kind="reply"), broken_turn, "hello")
+        rows = await host.call(lambda: engine.store.db.conn.execute(
+            "SELECT c.outcome, c.end_reason, r.reason FROM calls c LEFT JOIN callback_requests r "
+            "ON r.call_id = c.id").fetchall())
+        host.close()
+        return result, said, processor.outcome, rows
+
+    result, said, outcome, rows = asyncio.run(run())
+    assert result is None and [text for _, _, text in said] == [ENGINE_FAILED_LINE]
+    assert outcome == "engine_error"
+    ((recorded, reason, callback),) = rows
+    assert recorded == "engine_error" and "RuntimeError" in reason and callback.startswith("cut_off")
