@@ -16,10 +16,18 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from anyascii import anyascii
 
 from ..voice import PHONE_RATE, VoiceRuntime, resample, to_pcm
 from .caller_voices import DEFAULT_VOICE, caller_voice_engine, speaking_pace, stable_seed
 from .line_conditions import DEFAULT_LINE, NOISE_SNR_DB, BackgroundNoise, line_condition, speech_level
+
+
+def sayable(line: str) -> str:
+    """The line as the caller would say it to an English voice: letters beyond Latin-1 ("Đặng", "Nguyễn")
+    folded to the plain letters they sound like. The synthetic voices read such letters by their Unicode
+    names ("D stroke", "letter ...") or not at all, which no caller does; Latin-1 letters (é, ø, ñ) they say."""
+    return "".join(ch if ord(ch) <= 0xFF else anyascii(ch) for ch in line)
 
 CALLER_PEAK = 0.8         # every voice's loudest sample, before the line
 
@@ -79,7 +87,7 @@ class CallerVoice:
         self.noise_level = speech_level(phone, PHONE_RATE) * 10 ** (-NOISE_SNR_DB / 20)
 
     def _speech(self, text: str, pace: float) -> tuple[np.ndarray, int]:
-        audio, rate = self.engine.speak(self.engine.text_for(text), pace)
+        audio, rate = self.engine.speak(self.engine.text_for(sayable(text)), pace)
         peak = float(np.max(np.abs(audio))) if audio.size else 0.0
         return (audio * (CALLER_PEAK / peak) if peak > 0 else audio), rate
 

@@ -142,11 +142,24 @@ _TIES = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # an "oh" written as a letter inside a digit group: "o412", "07o0", "l770l"
     "letters_as_zero": lambda heard: regex.sub(r"[olwOLW]", "0", heard),
+    # a date said as digit groups ("oh four, twenty-four, ninety-nine") written as one run of digits, or split
+    # where the voice paused ("042499", "26-0392", "0 6-0 4-66"): two digits of day or month each, then the year
+    "digit_groups_as_date": lambda heard: _digit_groups_as_date(heard),
     # a "-teen" year heard for the "-ty" one: 1917 -> 1970, "nineteen seventeen" -> "nineteen seventy"
     "teen_as_ty": lambda heard: regex.sub(
         r"1([3-9])$|(" + "|".join(_TEENS) + r")$",
         lambda m: f"{m.group(1)}0" if m.group(1) else _TIES[_TEENS.index(m.group(2).lower())], heard),
 }
+
+
+def _digit_groups_as_date(heard: str) -> str:
+    groups = regex.findall(r"\d+", heard)
+    if len(groups) == 3 and all(len(g) <= 4 for g in groups):
+        return heard   # already day, month and year apart: read as said
+    digits = "".join(groups)
+    if len(digits) not in (6, 8):
+        return heard
+    return f"{digits[:2]}/{digits[2:4]}/{digits[4:]}"
 
 
 @dataclass(frozen=True)

@@ -120,3 +120,11 @@ def test_piper_says_the_letter_not_the_article(voice_models):
     first = lambda text: "".join(voice.phonemize(text)[0]).split()[0]   # noqa: E731
     assert first("A R O H A") == "ɐ"                                # as Piper reads it unaided: "uh"
     assert first(letters_said_as_letters("A R O H A", PIPER_A)) == "ˈeɪ"   # as a caller spells it
+
+
+def test_letters_beyond_latin_1_are_said_as_the_plain_letters_they_sound_like():
+    from appliance.simulate.caller_speech import sayable
+
+    assert sayable("Thu Hà Đặng") == "Thu Hà Dang"
+    assert sayable("Nguyễn Văn An") == "Nguyen Van An"
+    assert sayable("José García, Søren Ødegaard, Zoë Müller") == "José García, Søren Ødegaard, Zoë Müller"

@@ -112,3 +112,34 @@ def test_a_day_or_month_said_as_one_word_before_a_whole_year(said, born) -> None
 
 def test_a_one_word_day_and_month_before_a_two_digit_year_is_too_loose_to_be_a_date() -> None:
     assert hear("four two eighty five", "dob").dob is None
+
+
+@pytest.mark.parametrize(("said", "region", "born"), [
+    ("100866", "GB", date(1966, 8, 10)),          # day first where the region writes it so
+    ("100866", "US", date(1966, 10, 8)),          # month first in the US
+    ("042499", "GB", date(1999, 4, 24)),          # no 24th month: the other order
+    ("It's 260392", "AU", date(1992, 3, 26)),
+    ("26-0392", "GB", date(1992, 3, 26)),         # split where the voice paused
+    ("0826-51", "US", date(1951, 8, 26)),
+    ("0 6-0 4-66", "GB", date(1966, 4, 6)),
+    ("06041966", "GB", date(1966, 4, 6)),         # a whole year at the end
+    ("O82651", "US", date(1951, 8, 26)),          # an "oh" written as a letter, then the run
+    ("31-flesh-7-flesh-1958", "GB", date(1958, 7, 31)),
+])
+def test_a_date_said_as_digit_groups_and_written_as_one_run_of_digits(said, region, born) -> None:
+    assert hear(said, "dob", region=region).dob == born
+
+
+@pytest.mark.parametrize("said", ["1985-03-04", "10 08 66", "4 3 85"])
+def test_a_date_already_in_three_groups_is_read_as_said(said) -> None:
+    assert hear(said, "dob").dob is not None
+    assert hear("1985-03-04", "dob").dob == date(1985, 3, 4)
+
+
+@pytest.mark.parametrize("said", ["0424199", "12345", "1 2 3 4 5 6"])
+def test_a_run_of_digits_that_is_no_date_stays_unheard(said) -> None:
+    assert hear(said, "dob").dob is None
+
+
+def test_a_run_of_digits_is_a_date_only_where_a_date_of_birth_is_asked() -> None:
+    assert hear("100866", "phone").dob is None

@@ -124,3 +124,18 @@ def test_the_two_note_no_is_a_no(said) -> None:
 
 def test_hesitation_said_twice_is_no_answer() -> None:
     assert intent_names(hear("uh, uh, I want to book", "intent")) == ["book"]
+
+
+@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha."])
+@pytest.mark.parametrize("question", ["confirm", "been_before"])
+def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, question) -> None:
+    assert intent_names(hear(written, question)) == ["yes"]
+
+
+@pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab"])
+def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
+    assert "yes" not in intent_names(hear(said, "confirm"))
+
+
+def test_those_words_are_no_yes_where_no_yes_or_no_is_asked() -> None:
+    assert "yes" not in intent_names(hear("Emma", "full_name"))
