@@ -31,11 +31,15 @@ _SOONEST = WordPattern(
     r"next)|whatever you have|first (?:opening|spot|slot|appointment|time) (?:available|you have)|"
     r"the first (?:one|slot|time|appointment|spot) (?:you have|available|going)|right away|straight away|"
     r"first thing (?:available|you have)|next (?:opening|spot|slot|appointment|time) (?:available|you have)|"
-    r"the sooner the better|sooner rather than later|as early as you can|earliest possible|"
+    r"(?:the )?sooner the better|sooner rather than later|soon as (?:possible|you can|i can|you have)|as early as you can|earliest possible|"
     r"(?:first|next|earliest) (?:one|thing|appointment|time|slot) (?:you can|going|possible))\b")
 _FLEXIBLE = re.compile(
     r"\b(?:do not mind|does not matter|no preference|not fussed|any day|i am easy|i am flexible|flexible|"
     r"either|whatever suits|whatever works|doesn't matter|anything is fine|anything works)\b")
+
+# asked when to come in, "soon" alone ("something soon", "whatever's soon") asks for the soonest; not when
+# the caller says it is too soon or not soon
+_SOON_WHEN_ASKED = re.compile(r"\b(?<!not )(?<!too )soon(?:ish)?\b(?! enough)")
 
 _PARTS = {
     "morning": (None, time(12)), "mornings": (None, time(12)),
@@ -308,7 +312,7 @@ def find_window(
 
     if day is None and part is None and not times.label:
         text = ct.text
-        if soonest_allowed and (_SOONEST.search_in(ct) or (question.wants("window") and _FLEXIBLE.search(text))):
+        if soonest_allowed and (_SOONEST.search_in(ct) or (question.wants("window") and (_FLEXIBLE.search(text) or _SOON_WHEN_ASKED.search(text)))):
             return TimeWindow(label="soonest")
         return None
 

@@ -193,3 +193,16 @@ def test_a_weekday_in_next_week_is_that_day_not_the_coming_one(said) -> None:
 def test_a_part_of_the_day_between_the_weekday_and_the_week_is_kept() -> None:
     window = hear("Tuesday afternoon next week", "time_preference").window
     assert window.start == datetime(2026, 12, 1) and window.time_from == time(12)
+
+
+@pytest.mark.parametrize("said", ["something soon", "whatever's soon", "soonish please", "soon as possible",
+                                  "sooner the better"])
+def test_soon_alone_asks_for_the_soonest_when_asked_when_to_come(said) -> None:
+    window = hear(said, "time_preference").window
+    assert window is not None and window.label == "soonest"
+
+
+@pytest.mark.parametrize("said", ["not too soon", "that's too soon", "not soon"])
+def test_too_soon_or_not_soon_is_not_the_soonest(said) -> None:
+    window = hear(said, "time_preference").window
+    assert window is None or window.label != "soonest"
