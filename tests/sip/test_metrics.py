@@ -6,10 +6,11 @@ import socket
 import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from appliance.engine.types import OUTCOMES, ToolRun, TurnResult
 from appliance.sip.metrics import ServiceMetrics
+
+from .conftest import metric_samples as samples
 
 pytest.importorskip("pipecat")
 from appliance.voice import CallEvent, TurnTiming  # noqa: E402
@@ -18,12 +19,6 @@ CALLER = "+61400000999"
 PATIENT = "Wilhelmina Quast"
 DOB = "1981-04-17"
 CALL_ID = "call-7f3a9c"
-
-
-def samples(text: str) -> dict[tuple[str, tuple], float]:
-    """A scrape's samples: (name, sorted labels) -> value."""
-    return {(s.name, tuple(sorted(s.labels.items()))): s.value
-            for family in text_string_to_metric_families(text) for s in family.samples}
 
 
 def value(text: str, name: str, **labels) -> float:
