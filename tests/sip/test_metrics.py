@@ -119,7 +119,8 @@ def test_served_over_http_until_closed():
     metrics.serve(("127.0.0.1", 0))
     port = metrics.port
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(f"http://127.0.0.1:{port}/metrics", timeout=5) as response:
             body = response.read().decode()
         assert "appliance_calls_in_progress 0.0" in body
     finally:
