@@ -26,7 +26,8 @@ log = logging.getLogger("appliance.sip")
 
 # "not_registering": peer mode (the PBX sends calls here; nothing to register)
 REGISTRATION_STATES = ("not_registering", "registering", "registered", "unregistered", "failed")
-MODEL_STATES = ("loading", "ready", "failed")
+# models that cannot load stop the service (Prometheus then sees it down), so there is no "failed" to report
+MODEL_STATES = ("loading", "ready")
 STAGES = ("stt", "engine", "llm", "tts")
 # the reply-latency goal (1.6 s at the 95th percentile) falls on a bucket edge, so the alert's quantile is exact there
 LATENCY_BUCKETS = (0.25, 0.5, 0.75, 1.0, 1.2, 1.4, 1.6, 2.0, 2.5, 3.0, 4.0, 6.0, 10.0)
@@ -123,9 +124,6 @@ class ServiceMetrics:
         for part in unavailable:
             self.model_loaded.labels(part).set(0)
         _one_of(self.model_state, MODEL_STATES, "ready")
-
-    def models_failed(self) -> None:
-        _one_of(self.model_state, MODEL_STATES, "failed")
 
 
 def _one_of(gauge: Gauge, states: tuple[str, ...], current: str) -> None:

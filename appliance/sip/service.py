@@ -120,22 +120,28 @@ class PhoneService:
     # ------------------------------------------------------------ start and stop
 
     def start(self) -> None:
-        """Load the models, warm the greeting, serve the monitor, listen for SIP; returns once listening."""
-        from ..voice import VoiceRuntime
-
+        """Serve the metrics, load the models, warm the greeting, serve the monitor, listen for SIP; returns once
+        listening."""
         sip = self.settings.sip
         if sip.mode == "register":
             from .account import read_password
 
             read_password(sip.password_file)        # refuse to start with the fix named, before loading anything
         self._serve_metrics()
+        try:
+            self._start_answering()
+        except BaseException:
+            self.metrics.close()
+            raise
+        self.port = self.endpoint.port
+        log.info("answering calls on port %s (%s mode, at most %d at once)", self.port, sip.mode, sip.max_calls)
+
+    def _start_answering(self) -> None:
+        """Everything start() does after the metrics (which it stops again when this fails)."""
+        from ..voice import VoiceRuntime
+
         if self.runtime is None:
-            try:
-                self.runtime = VoiceRuntime.shared(self.settings)
-            except Exception:
-                self.metrics.models_failed()
-                self.metrics.close()
-                raise
+            self.runtime = VoiceRuntime.shared(self.settings)
         self._report_models()
         db_path = self.settings.paths.database
         greeting = None
@@ -153,10 +159,7 @@ class PhoneService:
             self._stop_loop()
             if self.feed is not None:
                 self.feed.close()
-            self.metrics.close()
             raise
-        self.port = self.endpoint.port
-        log.info("answering calls on port %s (%s mode, at most %d at once)", self.port, sip.mode, sip.max_calls)
 
     def stop(self) -> None:
         """Goodbye to the calls in progress, pipelines down, then pjsua2; safe to call twice."""
