@@ -240,6 +240,44 @@ class DataSettings(Section):
     backups_kept: int = Field(7, ge=1)
 
 
+class MetricsSettings(Section):
+    """Prometheus metrics from `appliance run` (no patient data: counts, durations and states only)."""
+    # "host:port" to serve /metrics on, e.g. "127.0.0.1:9464" or "[::1]:9464"; empty: not served
+    listen: str = ""
+
+    @field_validator("listen")
+    @classmethod
+    def _host_and_port(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            split_listen(value)
+        return value
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """(host, port) to serve on, or None when metrics are off."""
+        return split_listen(self.listen) if self.listen else None
+
+
+def split_listen(value: str) -> tuple[str, int]:
+    """'127.0.0.1:9464' or '[::1]:9464' as (host, port); ValueError naming what is wrong."""
+    import ipaddress
+
+    example = 'e.g. "127.0.0.1:9464" or "[::1]:9464"'
+    host, colon, port_text = value.rpartition(":")
+    if not colon or not host:
+        raise ValueError(f"{value!r} must be an address and a port, {example}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(f"{host!r} is not an IP address ({example}; 0.0.0.0 serves on every address)") from None
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"{port_text!r} is not a port (1 to 65535), {example}")
+    return host, int(port_text)
+
+
 class PathsSettings(Section):
     data_dir: Path = Field(default_factory=paths.data_dir)
     # unset: appliance.db in data_dir ($APPLIANCE_DB wins when set)
@@ -264,6 +302,7 @@ class Settings(Section):
     voice: VoiceSettings = Field(default_factory=VoiceSettings)
     sip: SipSettings = Field(default_factory=SipSettings)
     data: DataSettings = Field(default_factory=DataSettings)
+    metrics: MetricsSettings = Field(default_factory=MetricsSettings)
     paths: PathsSettings = Field(default_factory=PathsSettings)
 
     _source: Path | None = PrivateAttr(default=None)

@@ -43,6 +43,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     need_root apt-get update -qq
     need_root apt-get install -y -qq "${missing[@]}"
 fi
+# promtool checks the example Prometheus config and alert rules (config/prometheus/); Debian ships it in the
+# prometheus package (no smaller one), taken without its recommended node exporter
+if ! command -v promtool >/dev/null 2>&1; then
+    echo "==> installing prometheus from the distribution (its promtool is used by the tests)"
+    need_root apt-get update -qq
+    need_root apt-get install -y -qq --no-install-recommends prometheus
+fi
 if [ ! -x "$venv/bin/python" ]; then
     echo "==> creating $venv (Python $version)"
     "$python" -m venv "$venv"

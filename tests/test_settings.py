@@ -72,7 +72,11 @@ def test_check_ins_must_grow(tmp_path):
 
 @pytest.mark.parametrize("text, expected", [
     ("[voice]\nsilence_checkin = [1]\n", "voice.silence_checkin: unknown key (known keys: sample_rate,"),
-    ("[telephony]\nport = 5060\n", "telephony: unknown section (known sections: device, models, llm, voice, sip, data, paths)"),
+    ("[telephony]\nport = 5060\n",
+     "telephony: unknown section (known sections: device, models, llm, voice, sip, data, metrics, paths)"),
+    ("[metrics]\nlisten = '9464'\n", "metrics.listen: '9464' must be an address and a port, e.g. \"127.0.0.1:9464\""),
+    ("[metrics]\nlisten = 'localhost:9464'\n", "metrics.listen: 'localhost' is not an IP address"),
+    ("[metrics]\nlisten = '127.0.0.1:70000'\n", "metrics.listen: '70000' is not a port (1 to 65535)"),
     ("[device]\ndevice = 'gpu'\n", "device.device: must be 'cpu' or 'cuda'"),
     ("[device]\nllm_gpu_layers = 20\n", 'device.llm_gpu_layers: must be 0 when device = "cpu"'),
     ("[voice]\nsample_rate = 22050\n", "voice.sample_rate: must be 8000 or 16000"),

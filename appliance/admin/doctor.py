@@ -80,6 +80,7 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
         checks.append(check_sip_port(settings))
         checks += check_tls(settings, now)
         checks.append(check_sip_registration(settings, now))
+        checks.append(check_metrics_port(settings))
         checks.append(check_data_dir(settings))
         checks.append(check_database(settings))
         checks.append(check_fallback_journal(settings))
@@ -353,6 +354,64 @@ def check_sip_registration(settings: Settings, now: datetime | None = None) -> C
                      "check [sip] registrar, user and the password file against the PBX's extension; "
                      "allow udp/tcp 5060 to the registrar")
     return Check("WARN", "sip registration", f"{account}: {state}{detail}", f"wait a minute and re-run; {logs}")
+
+
+# ---------------------------------------------------------------- metrics
+
+METRICS_PROBE = "appliance_calls_in_progress"     # a line every scrape of the service's /metrics holds
+
+
+def check_metrics_port(settings: Settings) -> Check:
+    """[metrics] listen: free for `appliance run` to serve on, or serving its metrics now. WARN, not FAIL, when it
+    cannot be: calls are still answered, only the figures are missing."""
+    listen = settings.metrics.listen
+    address = settings.metrics.address
+    if address is None:
+        return Check("OK", "metrics port", "metrics are off ([metrics] listen is empty)")
+    host, port = address
+    config = settings.source or "appliance.toml"
+    error = _try_bind(host, port, "tcp")
+    if error is None:
+        return Check("OK", "metrics port", f"{listen} free (served while `appliance run` runs)")
+    if error.errno == errno.EADDRINUSE:
+        in_progress = _scrape_in_progress(host, port)
+        if in_progress is not None:
+            return Check("OK", "metrics port", f"http://{listen}/metrics serves the service's metrics "
+                                               f"({in_progress} call(s) in progress)")
+        owners = service_process.port_owners(port, "tcp")
+        holder = ", ".join(owner.describe() for owner in owners) or "an unknown process"
+        return Check("WARN", "metrics port", f"{listen} is taken by {holder} and does not serve the appliance's "
+                                             "metrics", f"stop that program, or set [metrics] listen in {config} to "
+                                                        "a free port (and point Prometheus at it)")
+    if error.errno == errno.EADDRNOTAVAIL:
+        return Check("WARN", "metrics port", f"[metrics] listen {host} is not an address of this machine",
+                     f"set [metrics] listen in {config} to one of this box's addresses (127.0.0.1 for a local "
+                     "Prometheus)")
+    if error.errno == errno.EACCES:
+        return Check("WARN", "metrics port", f"{listen}: binding needs privileges the service does not have",
+                     f"set [metrics] listen in {config} to a port of 1024 or above (9464 is usual)")
+    return Check("WARN", "metrics port", f"{listen}: {error.strerror or error}", f"check [metrics] listen in {config}")
+
+
+def _scrape_in_progress(host: str, port: int, timeout: float = 2.0) -> int | None:
+    """The calls in progress as the service's /metrics says, or None when what answers there is not it."""
+    import urllib.request
+
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    url = f"http://[{host}]:{port}/metrics" if ":" in host else f"http://{host}:{port}/metrics"
+    direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))    # never through an http_proxy
+    try:
+        with direct.open(url, timeout=timeout) as response:
+            text = response.read(1_000_000).decode("utf-8", "replace")
+    except (OSError, ValueError):
+        return None
+    for line in text.splitlines():
+        if line.startswith(METRICS_PROBE + " "):
+            try:
+                return int(float(line.split()[1]))
+            except ValueError:
+                return None
+    return None
 
 
 # ---------------------------------------------------------------- data

@@ -5,6 +5,7 @@ How the pieces fit:
     PhoneService.start()
       ├─ VoiceRuntime (models, once) ── warms the greeting, fillers, the busy and shutdown lines
       ├─ serve_monitors(db)           ── the monitor socket; staff transfer / end per call
+      ├─ ServiceMetrics (metrics.py)  ── Prometheus /metrics on [metrics] listen (fed by emit(), no patient data)
       ├─ "sip-calls" thread           ── one asyncio loop running every call's CallSession + VoiceCall
       └─ SipEndpoint (endpoint.py)    ── one pj.Endpoint on its own "sip-endpoint" thread (libHandleEvents)
             └─ account.py             ── peer mode (local account) or register mode (digest auth)
@@ -61,6 +62,7 @@ from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
 from .invite_limit import InviteLimiter
 from .invite_screen import InviteScreen
+from .metrics import ServiceMetrics
 from .peers import PeerFilter, host_of
 from .sip_text import dialog_tag, header_value
 
@@ -95,6 +97,9 @@ class PhoneService:
                                                  per_min=settings.sip.invite_rate_per_min))
         self.endpoint = SipEndpoint(settings.sip, clock_rate=self.rate)
         self.endpoint.screen_incoming = self._screen
+        # served from start() when [metrics] listen is set; kept either way (cheap, and tests read it directly)
+        self.metrics = ServiceMetrics(calls_in_progress=lambda: len(self.sessions),
+                                      registers=settings.sip.mode == "register")
         self.loop: asyncio.AbstractEventLoop | None = None
         self.feed: Any = None
         self.journal: Any = None                     # the fallback journal, for the default engine's calls
@@ -115,16 +120,29 @@ class PhoneService:
     # ------------------------------------------------------------ start and stop
 
     def start(self) -> None:
-        """Load the models, warm the greeting, serve the monitor, listen for SIP; returns once listening."""
-        from ..voice import VoiceRuntime
-
+        """Serve the metrics, load the models, warm the greeting, serve the monitor, listen for SIP; returns once
+        listening."""
         sip = self.settings.sip
         if sip.mode == "register":
             from .account import read_password
 
             read_password(sip.password_file)        # refuse to start with the fix named, before loading anything
+        self._serve_metrics()
+        try:
+            self._start_answering()
+        except BaseException:
+            self.metrics.close()
+            raise
+        self.port = self.endpoint.port
+        log.info("answering calls on port %s (%s mode, at most %d at once)", self.port, sip.mode, sip.max_calls)
+
+    def _start_answering(self) -> None:
+        """Everything start() does after the metrics (which it stops again when this fails)."""
+        from ..voice import VoiceRuntime
+
         if self.runtime is None:
             self.runtime = VoiceRuntime.shared(self.settings)
+        self._report_models()
         db_path = self.settings.paths.database
         greeting = None
         if not self._custom_factory:        # an engine factory brings its own database (simulations)
@@ -142,8 +160,6 @@ class PhoneService:
             if self.feed is not None:
                 self.feed.close()
             raise
-        self.port = self.endpoint.port
-        log.info("answering calls on port %s (%s mode, at most %d at once)", self.port, sip.mode, sip.max_calls)
 
     def stop(self) -> None:
         """Goodbye to the calls in progress, pipelines down, then pjsua2; safe to call twice."""
@@ -163,6 +179,7 @@ class PhoneService:
         if self.feed is not None:
             self.feed.close()
             self.feed = None
+        self.metrics.close()
         self._stopped.set()
         log.info("stopped")
 
@@ -257,6 +274,26 @@ class PhoneService:
         runtime.warm_clinic(greeting or "", self.rate)
         runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE], self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)
+
+    def _serve_metrics(self) -> None:
+        """Prometheus metrics on [metrics] listen. A port that cannot be bound is logged, not fatal: the phone
+        line matters more than its figures (`appliance doctor` names what holds the port)."""
+        address = self.settings.metrics.address
+        if address is None:
+            return
+        try:
+            self.metrics.serve(address)
+        except OSError as exc:
+            log.error("metrics not served: [metrics] listen %s cannot be bound (%s)", self.settings.metrics.listen,
+                      exc.strerror or exc)
+            return
+        log.info("metrics served on http://%s/metrics", self.settings.metrics.listen)
+
+    def _report_models(self) -> None:
+        report = getattr(self.runtime, "report", None)
+        loaded = list(getattr(report, "models", {}) or {})
+        unavailable = ["llm"] if getattr(report, "llm_problem", None) else []
+        self.metrics.models_loaded(loaded, unavailable)
 
     def _serve_monitor(self, db_path: Path) -> None:
         import os
@@ -394,6 +431,7 @@ class PhoneService:
     def _registration(self, code: int, reason: str, expiration: int) -> None:
         """On the SIP thread: log the registration and leave it where `appliance doctor` looks."""
         log_registration(code, reason, expiration)
+        self.metrics.registration(code, expiration)
         write_registration_status(self.settings.paths.data_dir, code=code, reason=reason, expiration=expiration,
                                   registrar=self.settings.sip.registrar)
 
@@ -488,6 +526,7 @@ class PhoneService:
 
     def _busy(self, call: Any, call_id: str, number: str) -> None:
         """One caller too many: a short spoken message and a callback request, or 486 when that cannot be done."""
+        self.metrics.busy_rejection()
         cache = self.runtime.speech_cache
         pcm, fallback = cache.get(BUSY_LINE, self.rate), cache.get(BUSY_NO_CALLBACK_LINE, self.rate)
         if not number or pcm is None or fallback is None or self.settings.paths.database is None:
@@ -559,6 +598,11 @@ class PhoneService:
     # ------------------------------------------------------------ for sessions
 
     def emit(self, call_id: str, event: Any) -> None:
+        """Every call's events pass here: into the metrics, then to `on_event`."""
+        try:
+            self.metrics.call_event(event)
+        except Exception:
+            log.exception("call %s: the metrics missed an event", call_id)
         if self.on_event is None:
             return
         try:

@@ -57,8 +57,8 @@ def test_a_healthy_box_passes_and_prints_one_line_per_check(box, monkeypatch):
     lines = result.output.splitlines()
     assert all(line.split()[0] in ("OK", "WARN", "FAIL") or line.strip().startswith("fix:") for line in lines)
     names = [line[6:29].strip() for line in lines if not line.strip().startswith("fix:")]
-    for name in ("config", "sip port", "sip registration", "data folder", "database", "disk", "clock", "time sync",
-                 "gpu", "service"):
+    for name in ("config", "sip port", "sip registration", "metrics port", "data folder", "database", "disk", "clock",
+                 "time sync", "gpu", "service"):
         assert name in names
     assert not [line for line in lines if line.startswith("FAIL")]
 
@@ -220,6 +220,54 @@ def test_an_address_not_on_this_machine_fails(box):
     box.write_text(box.read_text() + '\n[sip]\nbind_address = "192.0.2.77"\ntransports = ["udp"]\n')
     check = doctor.check_sip_port(load_settings(box))
     assert check.status == "FAIL" and "bind_address" in check.fix
+
+
+# ---------------------------------------------------------------- metrics port
+
+def _metrics(box, listen: str):
+    box.write_text(box.read_text() + f'\n[metrics]\nlisten = "{listen}"\n')
+    return load_settings(box)
+
+
+def test_metrics_off_is_ok(settings):
+    check = doctor.check_metrics_port(settings)
+    assert check.status == "OK" and "off" in check.detail
+
+
+def test_a_free_metrics_port_is_ok(box):
+    port = free_port(socket.SOCK_STREAM)
+    check = doctor.check_metrics_port(_metrics(box, f"127.0.0.1:{port}"))
+    assert check.status == "OK" and f"127.0.0.1:{port} free" in check.detail
+
+
+def test_a_metrics_port_serving_the_service_is_ok(box):
+    from appliance.sip.metrics import ServiceMetrics
+
+    metrics = ServiceMetrics(calls_in_progress=lambda: 2)
+    metrics.serve(("127.0.0.1", 0))
+    try:
+        check = doctor.check_metrics_port(_metrics(box, f"127.0.0.1:{metrics.port}"))
+    finally:
+        metrics.close()
+    assert check.status == "OK" and "serves the service's metrics (2 call(s) in progress)" in check.detail, check
+
+
+def test_a_metrics_port_taken_by_another_program_warns_naming_it(box):
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    holder.listen(1)
+    port = holder.getsockname()[1]
+    try:
+        check = doctor.check_metrics_port(_metrics(box, f"127.0.0.1:{port}"))
+    finally:
+        holder.close()
+    assert check.status == "WARN" and f"pid {os.getpid()}" in check.detail, check
+    assert "[metrics] listen" in check.fix
+
+
+def test_a_metrics_address_not_on_this_machine_warns(box):
+    check = doctor.check_metrics_port(_metrics(box, "192.0.2.77:9464"))
+    assert check.status == "WARN" and "[metrics] listen" in check.fix, check
 
 
 # ---------------------------------------------------------------- TLS and allowed_peers

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,9 +55,16 @@ class Service:
     log: Path
     data: Path
     recordings: Path
+    metrics_port: int | None = None
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
+
+    def scrape(self) -> dict[tuple[str, tuple], float]:
+        """GET /metrics, as Prometheus would: (name, sorted labels) -> value."""
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with direct.open(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as response:
+            return metric_samples(response.read().decode())
 
     def calls(self) -> list[dict]:
         with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True) as conn:
@@ -109,7 +117,15 @@ def sipp_report(work: Path, output: str = "") -> str:
     return "\n".join(parts)
 
 
-def write_config(tmp: Path, *, port: int, **sip) -> Path:
+def metric_samples(text: str) -> dict[tuple[str, tuple], float]:
+    """A Prometheus exposition text's samples: (name, sorted labels) -> value."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def write_config(tmp: Path, *, port: int, metrics_port: int | None = None, **sip) -> Path:
     base = load_settings()
     data = tmp / "data"
     data.mkdir()
@@ -132,14 +148,18 @@ def write_config(tmp: Path, *, port: int, **sip) -> Path:
     ]
     for key, value in sip.items():
         lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else repr(value)}")
+    if metrics_port is not None:
+        lines += ["[metrics]", f'listen = "127.0.0.1:{metrics_port}"']
     config = tmp / "appliance.toml"
     config.write_text("\n".join(lines) + "\n")
     return config
 
 
-def start_service(tmp: Path, **sip) -> Service:
+def start_service(tmp: Path, *, metrics: bool = False, **sip) -> Service:
+    """`appliance run` with these [sip] keys (`metrics`: Prometheus metrics served on a free port too)."""
     port = free_sip_port()
-    config = write_config(tmp, port=port, **sip)
+    metrics_port = free_port(socket.SOCK_STREAM) if metrics else None
+    config = write_config(tmp, port=port, metrics_port=metrics_port, **sip)
     log = tmp / "service.log"
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_DB", "APPLIANCE_MONITOR_SOCKET",
                                                             "NOTIFY_SOCKET", "WATCHDOG_USEC")}
@@ -147,7 +167,8 @@ def start_service(tmp: Path, **sip) -> Service:
     with open(log, "wb") as out:
         process = subprocess.Popen([str(APPLIANCE), "run", "--config", str(config)], stdout=out,
                                    stderr=subprocess.STDOUT, env=env)
-    service = Service(process, port, tmp / "data" / "appliance.db", log, tmp / "data", tmp / "data" / "recordings")
+    service = Service(process, port, tmp / "data" / "appliance.db", log, tmp / "data", tmp / "data" / "recordings",
+                      metrics_port)
     until = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < until:
         if "answering calls on port" in service.log_text():
@@ -200,6 +221,6 @@ def service(tmp_path_factory):
         pytest.skip("sipp is not installed (apt-get install sip-tester)")
     pytest.importorskip("pjsua2")
     pytest.importorskip("pipecat")
-    running = start_service(tmp_path_factory.mktemp("sip-service"), record_calls=True)
+    running = start_service(tmp_path_factory.mktemp("sip-service"), record_calls=True, metrics=True)
     yield running
     stop_service(running)

@@ -26,7 +26,7 @@ def one_line(tmp_path_factory):
         pytest.skip("sipp is not installed (apt-get install sip-tester)")
     pytest.importorskip("pjsua2")
     pytest.importorskip("pipecat")
-    running = start_service(tmp_path_factory.mktemp("sip-one-line"), max_calls=1)
+    running = start_service(tmp_path_factory.mktemp("sip-one-line"), max_calls=1, metrics=True)
     yield running
     assert stop_service(running) == 0, running.log_text()[-3000:]
     log = running.log_text()
@@ -71,6 +71,8 @@ def message_times(report: str) -> list[tuple[datetime, str, str]]:
 
 
 def test_a_caller_over_max_calls_hears_the_busy_line_and_gets_a_callback_request(one_line, tmp_path):
+    busy = ("appliance_busy_rejections_total", ())
+    turned_away = one_line.scrape()[busy]
     held, first = held_call(one_line, tmp_path)
     try:
         code, report = sipp(one_line, "busy", tmp_path, timeout_s=40, extra=("-key", "caller", BUSY_CALLER))
@@ -87,6 +89,7 @@ def test_a_caller_over_max_calls_hears_the_busy_line_and_gets_a_callback_request
         assert code == 0, report                  # no number to call back: 486 Busy Here
         assert "all lines busy, no number to call back: 486" in one_line.log_text()
         assert [c["id"] for c in one_line.calls()][-1] == first["id"]   # neither busy caller got a conversation
+        assert one_line.scrape()[busy] == turned_away + 2            # the metrics count both busy callers
     finally:
         result = staff(one_line, END_CALL, first["id"])
         assert held.wait(30) == 0, result

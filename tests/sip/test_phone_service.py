@@ -5,11 +5,16 @@ The tests run in file order; the last one stops the service with SIGTERM during 
 
 from __future__ import annotations
 
+import asyncio
 import socket
+import sqlite3
 import stat
 import time
+from datetime import datetime
 
-from .conftest import sipp, stop_service
+from appliance.engine.types import OUTCOMES
+
+from .conftest import Service, sipp, stop_service
 
 
 def _ok(result) -> None:
@@ -106,6 +111,92 @@ def test_keypad_zero_asks_for_a_transfer(service, tmp_path):
     call = service.new_call(before)
     turns = service.turns(call["id"])
     assert any(t["caller_text"] == "keypad 0" for t in turns), turns
+
+
+def _record_figures(service: Service) -> dict[str, object]:
+    """What the metrics should say, from the call record alone (every call this service has closed)."""
+    with sqlite3.connect(f"file:{service.db}?mode=ro", uri=True) as conn:
+        outcomes = dict(conn.execute("SELECT outcome, count(*) FROM calls WHERE ended_at IS NOT NULL "
+                                     "GROUP BY outcome").fetchall())
+        gaps = [(datetime.fromisoformat(start) - datetime.fromisoformat(end)).total_seconds()
+                for end, start in conn.execute("SELECT speech_end, agent_speech_start FROM turns WHERE speech_end "
+                                               "IS NOT NULL AND agent_speech_start IS NOT NULL")]
+        stt = conn.execute("SELECT count(stt_ms), coalesce(sum(stt_ms), 0) FROM turns").fetchone()
+        tts = conn.execute("SELECT count(tts_first_audio_ms), coalesce(sum(tts_first_audio_ms), 0) FROM turns").fetchone()
+        refusals = dict(conn.execute("SELECT name, count(*) FROM tool_calls WHERE result_kind = 'guard' "
+                                     "GROUP BY name").fetchall())
+    return {"outcomes": outcomes, "latency": (len(gaps), sum(gaps)), "stt": (stt[0], stt[1] / 1000),
+            "tts": (tts[0], tts[1] / 1000), "refusals": refusals}
+
+
+def _scraped_figures(scraped: dict) -> dict[str, object]:
+    def get(name: str, **labels) -> float:
+        return scraped.get((name, tuple(sorted(labels.items()))), 0.0)
+
+    stage = lambda name: (get("appliance_stage_seconds_count", stage=name),  # noqa: E731
+                          get("appliance_stage_seconds_sum", stage=name))
+    outcomes = {o: get("appliance_calls_total", outcome=o) for o in OUTCOMES}
+    return {"outcomes": {o: n for o, n in outcomes.items() if n},
+            "latency": (get("appliance_reply_latency_seconds_count"), get("appliance_reply_latency_seconds_sum")),
+            "stt": stage("stt"), "tts": stage("tts"),
+            "refusals": {dict(labels)["tool"]: v for (name, labels), v in scraped.items()
+                         if name == "appliance_guard_refusals_total"}}
+
+
+def _differences(scraped: dict, record: dict) -> list[str]:
+    found = [key for key in ("outcomes", "refusals") if scraped[key] != record[key]]
+    for key in ("latency", "stt", "tts"):          # (count, seconds): the sum to the record's rounding
+        count, total = record[key]
+        if scraped[key][0] != count or abs(scraped[key][1] - total) > 0.02 * max(1, count):
+            found.append(key)
+    return found
+
+
+def _agreeing(service: Service, timeout: float = 15.0) -> tuple[dict, dict]:
+    """The scraped figures and the record's, once they agree (a call's figures land just after its record)."""
+    until = time.monotonic() + timeout
+    while True:
+        scraped, record = _scraped_figures(service.scrape()), _record_figures(service)
+        if not _differences(scraped, record) or time.monotonic() > until:
+            return scraped, record
+        time.sleep(0.3)
+
+
+def test_metrics_during_a_call_agree_with_the_call_record(service, caller_speech):
+    from appliance.simulate.sip_caller_client import CallerAgent
+
+    question, goodbye = caller_speech("What is your address?"), caller_speech("No, that's all. Goodbye.")
+    before = len(service.calls())
+    timed_before = _record_figures(service)["latency"][0]
+
+    async def call() -> tuple[dict, tuple[dict, dict]]:
+        async with CallerAgent(quiet_ms=1200) as agent:
+            await agent.call(f"sip:receptionist@127.0.0.1:{service.port}", caller_id="+61400000555")
+            await asyncio.wait_for(agent.until_speaking(), 20)
+            await asyncio.wait_for(agent.until_quiet(), 40)
+            await agent.say(question, 8000)
+            await asyncio.wait_for(agent.until_speaking(), 30)
+            await asyncio.wait_for(agent.until_quiet(), 60)
+            in_call = service.scrape()
+            figures = await asyncio.to_thread(_agreeing, service)     # the answer's turn, the call still going
+            await agent.say(goodbye, 8000)
+            await asyncio.wait_for(agent.wait_ended(), 60)
+            return in_call, figures
+
+    in_call, (scraped, record) = asyncio.run(call())
+    assert in_call[("appliance_calls_in_progress", ())] == 1
+    assert not _differences(scraped, record), (scraped, record)
+    assert record["latency"][0] > timed_before, record            # the answer to the question was timed
+    assert service.new_call(before)["outcome"] == "info"
+
+    scraped, record = _agreeing(service)
+    assert not _differences(scraped, record), (scraped, record)
+    assert record["outcomes"].get("info"), record
+    after = service.scrape()
+    assert after[("appliance_calls_in_progress", ())] == 0
+    assert after[("appliance_models_state", (("state", "ready"),))] == 1
+    assert after[("appliance_model_loaded", (("part", "stt"),))] == 1
+    assert after[("appliance_sip_registration", (("state", "not_registering"),))] == 1     # peer mode
 
 
 def test_sigterm_says_goodbye_and_exits_cleanly(service, tmp_path):

@@ -86,13 +86,13 @@ def status(service: Service, timeout: float = 15.0, *, want: str | None = None) 
     raise AssertionError(f"{path}: {data or 'missing'}; log:\n{service.log_text()[-3000:]}")
 
 
-def doctor_line(service: Service) -> str:
-    """`appliance doctor --no-models` on the service's config: its SIP registration line."""
+def doctor_line(service: Service, check: str = "sip registration") -> str:
+    """`appliance doctor --no-models` on the service's config: one check's line (the SIP registration's)."""
     config = service.data.parent / "appliance.toml"
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_CONFIG", "APPLIANCE_DB")}
     done = subprocess.run([str(APPLIANCE), "doctor", "--config", str(config), "--no-models"], capture_output=True,
                           text=True, timeout=60, env=env)
-    lines = [line for line in done.stdout.splitlines() if line[6:].startswith("sip registration")]
+    lines = [line for line in done.stdout.splitlines() if line[6:].startswith(check)]
     assert len(lines) == 1, done.stdout + done.stderr
     return lines[0]
 
@@ -125,8 +125,8 @@ def services(tmp_path_factory):
 
     def start(name: str) -> None:
         try:
-            results[name] = start_service(folders[name], **register_config(folders[name], registrars[name],
-                                                                            plans[name]))
+            results[name] = start_service(folders[name], metrics=True,
+                                          **register_config(folders[name], registrars[name], plans[name]))
         except BaseException as exc:              # raised below, on the fixture's thread
             results[name] = exc
 
@@ -165,6 +165,9 @@ def test_register_mode_registers_with_digest_auth_and_doctor_says_ok(services):
     line = doctor_line(good.service)
     assert line.startswith("OK ") and f"{USER} at sip:127.0.0.1:{good.registrar_port}: registered (200 OK)" in line, \
         line
+    assert good.service.scrape()[("appliance_sip_registration", (("state", "registered"),))] == 1
+    line = doctor_line(good.service, "metrics port")
+    assert line.startswith("OK ") and "serves the service's metrics" in line, line
 
 
 def test_a_wrong_password_is_refused_and_doctor_says_fail(services):
@@ -178,6 +181,9 @@ def test_a_wrong_password_is_refused_and_doctor_says_fail(services):
     line = doctor_line(bad.service)
     assert line.startswith("FAIL ") and f"{USER} at sip:127.0.0.1:{bad.registrar_port}: registration failed (" \
         in line, (line, data)
+    scraped = bad.service.scrape()
+    assert scraped[("appliance_sip_registration", (("state", "failed"),))] == 1
+    assert scraped[("appliance_sip_registration", (("state", "registered"),))] == 0
 
 
 def test_a_password_file_readable_by_others_stops_the_service(tmp_path):
