@@ -71,7 +71,9 @@ def _rate(passed: int, total: int) -> str:
 def _commit() -> str:
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no") else ""
+    # the benchmarks' own writes to RESULTS.md are not a change to the code measured
+    dirty = " with uncommitted changes" if git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                                               ":!bench/RESULTS.md") else ""
     return f"{git('rev-parse', '--short', 'HEAD')}{dirty}"
 
 
