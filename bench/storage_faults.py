@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sip.conftest import APPLIANCE, START_TIMEOUT_S, Service, free_sip_port, write_config  # noqa: E402
+from sip.conftest import APPLIANCE, START_TIMEOUT_S, Service, free_sip_port, stop_service, write_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLER = "+61491570006"                       # Sarah Johnson, a patient of the demo clinic
@@ -91,16 +91,6 @@ def fresh_service(folder: Path, *, data_on_tmpfs: bool = False) -> tuple[Service
         if cache is not None:
             (data / "voice-cache").symlink_to(cache)
     return launch(config, folder / "service.log", data, port), config
-
-
-def stop(service: Service, timeout: float = 30.0) -> None:
-    if service.process.poll() is None:
-        service.process.send_signal(signal.SIGTERM)
-        try:
-            service.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            service.process.kill()
-            service.process.wait()
 
 
 def query(db: Path, sql: str, *args) -> list[tuple]:
@@ -263,7 +253,7 @@ def kill_runs(folder: Path, speech: dict[str, bytes], *, kills: int, seed: int) 
             restarts.append(time.monotonic() - started)
         result = audit(service.db)
     finally:
-        stop(service)
+        stop_service(service)
     lines = [line for line in service.log_text().splitlines() if "recovery:" in line]
     return KillResult(moments, result, restarts, lines)
 
@@ -386,7 +376,7 @@ def lock_runs(folder: Path, speech: dict[str, bytes]) -> list[FaultResult]:
             results.append(_result(f"database write lock held {hold_s} s from the caller's yes", service, before,
                                    record, cleared))
     finally:
-        stop(service)
+        stop_service(service)
     return results
 
 
@@ -416,7 +406,7 @@ def full_disk_run(folder: Path, speech: dict[str, bytes]) -> FaultResult:
         cleared = _wait_replayed(service, before + 1)
         return _result(f"full disk (a {TMPFS_MB} MiB tmpfs) from the caller's yes", service, before, record, cleared)
     finally:
-        stop(service)
+        stop_service(service)
         with contextlib.suppress(FileNotFoundError):
             filler.unlink()
         import gc
