@@ -79,7 +79,7 @@ class ModelsSettings(Section):
 
 
 class LlmSettings(Section):
-    classify: bool = True
+    classify: bool = False   # measured: bench/RESULTS.md, "The language model's place"
     rephrase: bool = False
     rephrase_budget_ms: int = Field(600, gt=0, le=10_000)
     classify_budget_ms: int = Field(800, gt=0, le=10_000)

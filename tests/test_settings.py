@@ -30,7 +30,7 @@ def test_an_empty_file_gives_every_default(tmp_path):
     assert settings.device.threads == 1
     assert (settings.models.stt, settings.models.tts, settings.models.llm) == ("whisper-base", "piper-joe",
                                                                               "smollm2-135m")
-    assert settings.llm.classify is True and settings.llm.rephrase is False
+    assert settings.llm.classify is False and settings.llm.rephrase is False
     assert (settings.llm.rephrase_budget_ms, settings.llm.classify_budget_ms, settings.llm.max_tokens) == (600, 800, 48)
     assert settings.voice.silence_checkins_s == (10, 20, 40)
     assert settings.voice.sample_rate == 16000 and settings.voice.stt_beam_size == 1
