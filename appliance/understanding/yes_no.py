@@ -41,9 +41,10 @@ YES_RULES = RuleSet(
 _YES_TALKED_ABOUT = re.compile(
     rf"\b(?:before|if|until|unless|when) (?:i|we) (?:say|said) {_YES_WORD}\b|"
     r"\bbefore (?:i|we) (?:agree|confirm|commit|go ahead|book)\b")
+# "done" alone is no yes: it is what the transcriber writes for a hum ("Hmm."), and a hum must never unlock a write
 _YES_HEAD = re.compile(
     r"(?:ok|all right|sure|fine|perfect|great|good|lovely|cool|right|brilliant|excellent|awesome|beautiful|"
-    r"wonderful|fantastic|sweet|done|deal|certainly|correct|exactly|absolutely|definitely|of course|indeed)\b(?! (?:morning|afternoon|evening|day|night|luck|question)\b)")
+    r"wonderful|fantastic|sweet|done deal|deal|certainly|correct|exactly|absolutely|definitely|of course|indeed)\b(?! (?:morning|afternoon|evening|day|night|luck|question)\b)")
 
 NO_RULES = RuleSet(
     rule("no", "high",

@@ -139,3 +139,13 @@ def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
 
 def test_those_words_are_no_yes_where_no_yes_or_no_is_asked() -> None:
     assert "yes" not in intent_names(hear("Emma", "full_name"))
+
+
+@pytest.mark.parametrize("written", ["done", "Done.", "done thanks"])
+def test_done_alone_which_a_hum_is_written_as_is_no_yes(written) -> None:
+    assert "yes" not in intent_names(hear(written, "confirm"))
+
+
+@pytest.mark.parametrize("said", ["done deal", "deal", "yes, done", "Done, book it"])
+def test_agreement_around_done_is_still_a_yes(said) -> None:
+    assert "yes" in intent_names(hear(said, "confirm"))
