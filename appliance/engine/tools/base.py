@@ -13,6 +13,7 @@ engine adds to it only from tool results and the caller's yes.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -81,7 +82,7 @@ class ToolEnv:
     call_id: str
 
 
-class Tool:
+class Tool(ABC):
     """One clinic tool. Subclasses set the class attributes and implement `arguments` and `call`."""
 
     name: ClassVar[str]
@@ -110,9 +111,9 @@ class Tool:
     def on_confirmed(self, token: tuple, ctx: CallContext) -> None:
         """What the caller's yes to this read-back settles beyond the ledger."""
 
+    @abstractmethod
     def call(self, env: ToolEnv, **args: Any) -> dict:
         """Do it, behind the guards; returns the raw result (domain objects) or raises."""
-        raise NotImplementedError
 
     def apply(self, raw: dict | None, ctx: CallContext, store: ClinicStore) -> None:
         """Take the result into the call (raw is None when the tool failed)."""
