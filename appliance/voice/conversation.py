@@ -58,7 +58,7 @@ EventSink = Callable[["CallEvent"], None]
 # why a call was ended from outside the conversation: (outcome, reason, staff user or None); engine.cut's arguments
 Cut = tuple[str, str, "str | None"]
 
-HOLD_GAP_S = 1.2        # the longest quiet between holding lines while a turn takes long
+HOLD_GAP_S = 0.6        # the longest quiet between holding lines while a turn takes long
 HOLD_LINE_WAIT_S = 10.0  # a holding line that never reports played is given up on after this
 
 
@@ -124,7 +124,7 @@ class _Speech:
 
 class EngineProcessor(FrameProcessor):
     def __init__(self, *, host: EngineHost, engine: Any, call_info: CallInfo = CallInfo(),
-                 filler_after_ms: float = 700, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
+                 filler_after_ms: float = 400, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
                  rephraser: Any = None, timezone: str | None = None, on_event: EventSink | None = None,
                  on_transfer: TransferHandler | None = None, call_id: str = "-", **kwargs):
         super().__init__(**kwargs)
