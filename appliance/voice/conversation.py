@@ -285,7 +285,12 @@ class EngineProcessor(FrameProcessor):
         await self._answer(result, timing, caller_text=frame.text)
 
     async def _ask_engine(self, timing: TurnTiming, method, *args) -> TurnResult | None:
-        filler = self.create_task(self._filler_after(self.filler_after_ms / 1000, timing))
+        delay = self.filler_after_ms / 1000
+        if timing.turn_end is not None and self._write_may_follow():
+            # after a read-back the answer may start a write, and the caller has already waited through the
+            # transcription: the filler comes `filler_after_ms` after their turn ended, not after the engine began
+            delay = max(0.0, delay - (time.time() - timing.turn_end))
+        filler = self.create_task(self._filler_after(delay, timing))
         started = time.time()
         try:
             result, llm_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
@@ -320,6 +325,11 @@ class EngineProcessor(FrameProcessor):
         if attempt.used:
             return dataclasses.replace(result, reply=attempt.text)
         return result
+
+    def _write_may_follow(self) -> bool:
+        """The last question was a read-back: a yes now runs a write (a store that is slow or locked)."""
+        question = self.results[-1].question if self.results else None
+        return question is not None and question.read_back
 
     async def _filler_after(self, delay: float, timing: TurnTiming) -> None:
         """A filler after `delay`; then, while the engine still works, a holding line HOLD_GAP_S after each one

@@ -71,3 +71,33 @@ def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_pat
     assert said[0][0] - started < 0.9                     # the filler, as soon as the engine is late
     for (_, ended, _), (next_start, _, _) in zip(said, said[1:]):
         assert next_start - ended < 2.0                   # never two seconds of quiet between lines
+
+
+def test_after_a_read_back_the_filler_counts_the_caller_s_wait_from_the_end_of_their_turn(tmp_path):
+    from appliance.understanding.questions import Question
+
+    async def run() -> tuple[float, list[list]]:
+        path = tmp_path / "appliance.db"
+        open_database(path).close()
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        host = EngineHost("hold")
+        engine = await host.call(LockedStoreEngine, path)
+        processor = EngineProcessor(host=host, engine=engine, filler_after_ms=700)
+        read_back = Question("confirm", expects=frozenset({"confirmation"}))
+        processor.results.append(TurnResult(reply="Shall I book that?", state="confirm_booking",
+                                            waiting_for="confirm", question=read_back))
+        said = timed(processor, line_s=LINE_S)
+        started = time.monotonic()
+        # the caller's turn ended 0.6 s ago: transcription took that long on a busy box
+        timing = TurnTiming(seq=-1, kind="reply", turn_end=time.time() - 0.6)
+        try:
+            await processor._ask_engine(timing, engine.turn, "yes")
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+            host.close()
+        return started, said
+
+    started, said = asyncio.run(run())
+    assert said and said[0][0] - started < 0.35       # 0.7 s after the turn ended, 0.1 s after the engine began
