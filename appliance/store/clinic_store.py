@@ -48,6 +48,17 @@ from appliance.store.slot_policy import (BookingIndex, SlotOffer, blocked_what, 
 HORIZON_DAYS = 90
 
 
+@dataclasses.dataclass(frozen=True)
+class DiaryEntry:
+    """A booked appointment as the front desk's diary shows it."""
+
+    appointment: AppointmentRecord
+    first_name: str
+    last_name: str
+    by_phone: bool                   # made on a call
+    confirmed_aloud: bool | None     # None: not made on a call; False: the caller may not have heard it
+
+
 class StoreError(Exception):
     """A write (or a request) broke a business rule; the message says which."""
 
@@ -693,6 +704,24 @@ class ClinicStore:
         rows = self._rows("SELECT * FROM appointments WHERE status = 'booked' AND start >= ? AND start < ? "
                           "ORDER BY start, rowid", [_minute_text(since), _minute_text(until)])
         return [_appointment(row) for row in rows]
+
+    def diary_between(self, since: datetime, until: datetime) -> list[DiaryEntry]:
+        """Booked appointments overlapping [since, until) with their patient's name, by start."""
+        rows = self._rows(
+            "SELECT a.*, p.first_name, p.last_name FROM appointments a JOIN patients p ON p.id = a.patient_id "
+            "WHERE a.status = 'booked' AND a.start >= ? AND a.start < ? ORDER BY a.start, a.rowid",
+            [_minute_text(since - timedelta(days=1)), _minute_text(until)])
+        entries = [DiaryEntry(_appointment(row), row["first_name"], row["last_name"], row["created_by_call"] is not None,
+                              None if row["confirmed_aloud"] is None else bool(row["confirmed_aloud"]))
+                   for row in rows]
+        return [e for e in entries if e.appointment.start + timedelta(minutes=e.appointment.minutes) > since]
+
+    def diary_fingerprint(self) -> tuple[int, ...]:
+        """Changes whenever the diary does (appointments are never deleted, only cancelled; blocks only removed)."""
+        appointments = self.db.conn.execute(
+            "SELECT count(*), coalesce(sum(status = 'cancelled'), 0) FROM appointments").fetchone()
+        blocks = self.db.conn.execute("SELECT count(*), count(removed_at) FROM diary_blocks").fetchone()
+        return (*appointments, *blocks)
 
     # -- callbacks and waitlist ----------------------------------------------
 
