@@ -27,8 +27,8 @@ BY_PHONE = "☎"
 UNHEARD = "?"
 BLOCKED = "░"
 CLASH = "⚠"
-LEGEND = (f"{BY_PHONE} booked by phone   {UNHEARD} not yet confirmed aloud   {BLOCKED} blocked   "
-          f"{CLASH} booked inside a block")
+LEGEND = (f"{BY_PHONE} by phone  {UNHEARD} not yet confirmed aloud  {BLOCKED} blocked  "
+          f"{CLASH} booked in a block")
 TIME_WIDTH = 5
 MIN_WIDTH = 12          # a column's text; narrower screens scroll sideways (the time column stays)
 
@@ -67,17 +67,17 @@ def cell_text(diary: DiaryDay, column: DiaryColumn, row: datetime) -> Text:
 
 class DiaryView(Vertical):
     BINDINGS = [
-        Binding("left_square_bracket", "day(-1)", "Day -"),
-        Binding("right_square_bracket", "day(1)", "Day +"),
-        Binding("left_curly_bracket", "day(-7)", "Week -"),
-        Binding("right_curly_bracket", "day(7)", "Week +"),
+        Binding("left_square_bracket", "day(-1)", "Day-"),
+        Binding("right_square_bracket", "day(1)", "Day+"),
+        Binding("left_curly_bracket", "day(-7)", "Week-"),
+        Binding("right_curly_bracket", "day(7)", "Week+"),
         Binding("0", "day(0)", "Today"),
         Binding("n", "book", "Book"),
         Binding("m", "move", "Move"),
         Binding("x", "cancel_appointment", "Cancel"),
         Binding("b", "block", "Block"),
-        Binding("h", "close_clinic", "Close clinic"),
         Binding("u", "unblock", "Unblock"),
+        Binding("h", "close_clinic", "Holiday"),
         Binding("escape", "stop_moving", "Stop moving", show=False),
     ]
 
