@@ -8,6 +8,7 @@ import pytest
 from appliance.clinic import ClinicDataError, clinic_from_mapping
 from appliance.domain import DiaryBlock, Slot, TimeWindow
 from appliance.store import ClinicStore, open_database
+from appliance.store.database import SCHEMA_VERSION
 from appliance.store.clinic_store import InvalidBlock, SlotBlocked
 from appliance.store.slot_policy import is_candidate, offer_slots
 
@@ -119,5 +120,5 @@ def test_an_older_database_gains_the_blocks_table(tmp_path):
     conn.executescript("CREATE TABLE schema_version (version INTEGER NOT NULL); INSERT INTO schema_version VALUES (2);")
     conn.close()
     db = open_database(path)
-    assert db.execute("SELECT max(version) FROM schema_version").fetchone()[0] == 3
+    assert db.execute("SELECT max(version) FROM schema_version").fetchone()[0] == SCHEMA_VERSION
     assert "diary_blocks" in db.table_names()
