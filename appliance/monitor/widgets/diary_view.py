@@ -88,6 +88,7 @@ class DiaryView(Vertical):
         self.moving = None                   # the DiaryEntry being moved, until it is placed
         self._conn: sqlite3.Connection | None = None
         self._today: date | None = None
+        self._drawn_width = -1
 
     def compose(self) -> ComposeResult:
         yield Static(id="diary-title", classes="section-title")
@@ -102,7 +103,16 @@ class DiaryView(Vertical):
         self._conn, self._today = conn, today
         if conn is None:
             return
-        self.diary = diary_day(clinic_store(conn), self.day or today)
+        try:
+            diary = diary_day(clinic_store(conn), self.day or today)
+            if diary == self.diary and self._drawn_width == self.size.width:
+                return           # nothing changed: keep the table (and where it is scrolled to) as it is
+            self.diary = diary
+        except sqlite3.OperationalError as exc:   # a database from before the diary: the service upgrades it
+            self.diary = None
+            self.query_one("#diary-title", Static).update(
+                Text(f"The diary cannot be read yet ({exc}): start the service once to upgrade the database."))
+            return
         self._draw()
 
     def _draw(self) -> None:
@@ -110,6 +120,7 @@ class DiaryView(Vertical):
         if diary is None:
             return
         self._show_title()
+        self._drawn_width = self.size.width
         keep = table.cursor_coordinate if table.row_count else None
         table.clear(columns=True)
         width = self._column_width(len(diary.columns))
