@@ -238,6 +238,8 @@ class DataSettings(Section):
     recording_days: int = Field(30, ge=1)
     backup_dir: Path | None = None       # default: <paths.data_dir>/backups
     backups_kept: int = Field(7, ge=1)
+    # practitioners' calendar feeds (<data>/calendars/*.ics) name no patient; true: the patient's initials only
+    calendar_initials: bool = False
 
 
 class MetricsSettings(Section):

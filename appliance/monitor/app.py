@@ -35,6 +35,7 @@ from .screens.confirm_prompt import ConfirmPrompt
 from .screens.text_prompt import TextPrompt
 from .staff_actions import StaffActions
 from .widgets.attention_view import AttentionView
+from .widgets.diary_view import DiaryView
 from .widgets.history_view import DateNotUnderstood, HistoryView, parse_day
 from .widgets.live_calls_view import LiveCallsView
 from .widgets.state_machine_view import StateMachineView
@@ -43,7 +44,7 @@ from .widgets.today_view import TodayView
 
 SCREENS = Binding.Group("Screens", compact=True)
 TABS = (("live", "1 Live calls"), ("attention", "2 Needs attention"), ("today", "3 Today"),
-        ("history", "4 History"), ("flow", "5 State machine"))
+        ("history", "4 History"), ("flow", "5 State machine"), ("diary", "6 Diary"))
 
 
 class MonitorApp(App):
@@ -95,6 +96,8 @@ class MonitorApp(App):
                 yield HistoryView(id="history-view")
             with TabPane(TABS[4][1], id="flow"):
                 yield StateMachineView(id="flow-view")
+            with TabPane(TABS[5][1], id="diary"):
+                yield DiaryView(id="diary-view")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -167,6 +170,7 @@ class MonitorApp(App):
             self.run_search(self.query_one(HistoryView).criteria())
             flow_name = Path(self.flow.source).name if self.flow is not None else "no flow loaded"
             self.query_one(StateMachineView).show(observe_flow(self.db, self.flow), flow_name=flow_name)
+            self.query_one(DiaryView).show(self.db, today)
         except sqlite3.Error as exc:
             self.db_problem = f"cannot read {self.db_path}: {exc}"
             self.show_status()
@@ -269,7 +273,7 @@ class MonitorApp(App):
 
     def _focus_tab(self, tab: str) -> None:
         focus = {"live": "#live-table", "attention": "#callbacks-table", "today": "#today-view",
-                 "history": "#history-table"}.get(tab)
+                 "history": "#history-table", "diary": "#diary-table"}.get(tab)
         if tab == "flow":
             self.query_one(StateMachineView).focus_table()
         elif focus:
