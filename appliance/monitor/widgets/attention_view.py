@@ -1,5 +1,5 @@
-"""Needs attention: open callbacks to work through, bookings a caller may not have heard, calls handed off
-today, calls cut off or failed."""
+"""Needs attention: open callbacks to work through (their first note is the call's summary), bookings a caller
+may not have heard, calls handed off today, calls cut off or failed (each with its summary)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from .row_table import RowTable, fit
 CALLBACK_COLUMNS = (("Who", "who", 14), ("Number", "phone", 13), ("When", "when", 11), ("Urgency", "urgency", 7),
                     ("Reason · note", "reason", None))
 HANDOFF_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 11),
-                   ("Last state", "state", None))
+                   ("Summary", "summary", None))
 FAILED_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 12),
-                  ("Last state", "state", None))
+                  ("Summary", "summary", None))
 UNHEARD_COLUMNS = (("Who", "who", 16), ("Number", "phone", 13), ("Booked for", "when", 11),
                    ("With", "practitioner", None))
 
@@ -68,7 +68,8 @@ class AttentionView(Vertical):
         yield RowTable(FAILED_COLUMNS, zebra_stripes=False, id="failed-table")
 
     def show(self, callbacks: list[dict], handoffs: list[CallSummary], failed: list[CallSummary], *,
-             failed_days: int, unheard: list[dict] = ()) -> None:
+             failed_days: int, unheard: list[dict] = (), summaries: dict[str, str] | None = None) -> None:
+        summaries = summaries or {}
         self.callbacks = callbacks
         table = self.query_one("#callbacks-table", RowTable)
         cursor = table.cursor_row
@@ -97,7 +98,7 @@ class AttentionView(Vertical):
                     cells.append(Text(call.outcome or ("transfer" if call.end_action == "transfer" else "-")))
                 else:
                     cells.append(Text(call.outcome or "-"))
-                cells.append(fit(call.final_state, table.flex_width()))
+                cells.append(fit(summaries.get(call.id) or call.final_state, table.flex_width()))
                 table.add_row(*cells, key=call.id)
         self.query_one("#handoffs-title", Static).update(
             f"Transferred or sent to emergency services today: {len(handoffs) or 'none'}")
