@@ -68,3 +68,23 @@ def test_state_machine_tools(snap_compare, seeded_db):
 def test_live_calls_on_a_larger_terminal(snap_compare, live_app):
     app, run_before = live_app
     assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
+
+
+def test_review(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["7"], terminal_size=SIZE)
+
+
+def test_review_call(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["7", "down", "enter"], terminal_size=SIZE)
+
+
+def test_today_with_calls_to_review(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["3"], terminal_size=SIZE)
+
+
+def test_state_machine_paths(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["5", "p"], terminal_size=SIZE)
+
+
+def test_state_machine_handoffs(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["5", "h"], terminal_size=SIZE)

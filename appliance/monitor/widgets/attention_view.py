@@ -60,6 +60,7 @@ class AttentionView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="callbacks-title", classes="section-title")
         yield RowTable(CALLBACK_COLUMNS, min_flex=16, id="callbacks-table")
+        yield Static(id="callback-detail", classes="detail")
         yield Static(id="unheard-title", classes="section-title")
         yield RowTable(UNHEARD_COLUMNS, zebra_stripes=False, id="unheard-table")
         yield Static(id="handoffs-title", classes="section-title")
@@ -80,6 +81,7 @@ class AttentionView(Vertical):
                           fit(reason_and_note(callback), table.flex_width()), key=callback["id"])
         if callbacks:
             table.move_cursor(row=min(cursor, len(callbacks) - 1))
+        self.show_detail()
         self.query_one("#callbacks-title", Static).update(
             f"Open callbacks: {len(callbacks)} (urgent first, then oldest)" if callbacks else "Open callbacks: none")
         table = self.query_one("#unheard-table", RowTable)
@@ -104,6 +106,15 @@ class AttentionView(Vertical):
             f"Transferred or sent to emergency services today: {len(handoffs) or 'none'}")
         self.query_one("#failed-title", Static).update(
             f"Calls cut off or failed (last {failed_days} days): {len(failed) or 'none'}")
+
+    def show_detail(self) -> None:
+        """The highlighted callback's reason and notes in full (its first note is the call's summary)."""
+        callback = self.highlighted_callback()
+        self.query_one("#callback-detail", Static).update(Text(reason_and_note(callback)) if callback else "")
+
+    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        if event.data_table.id == "callbacks-table":
+            self.show_detail()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("mark_done", "add_note"):

@@ -98,9 +98,15 @@ class StateMachineView(Vertical):
                   "departures": len(o.departures)}
         tabs = "  ".join(f"{'▸' if view == self.current else ' '} {key} {label} {counts[view]}"
                           for view, key, label in VIEWS)
-        self.query_one("#flow-summary", Static).update(Text(
-            f"Last {o.calls_considered} calls: {o.observed} of {o.canonical} states observed, "
-            f"{o.canonical - o.observed} never{flagged} · {self.flow_name}\n{tabs}"))
+        head = (f"Last {o.calls_considered} calls: {o.observed} of {o.canonical} states observed, "
+                f"{o.canonical - o.observed} never{flagged}")
+        room = (self.size.width or 80) - 2
+        flow = f" · {self.flow_name}"
+        if len(head + flow) <= room:
+            head += flow
+        elif len(tabs + flow) <= room:
+            tabs += flow
+        self.query_one("#flow-summary", Static).update(Text(f"{head}\n{tabs}"))
 
     def action_show(self, which: str) -> None:
         self.current = which
