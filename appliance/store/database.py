@@ -169,7 +169,9 @@ CREATE TABLE IF NOT EXISTS calls (
     final_state TEXT,
     end_action TEXT,
     end_reason TEXT,
-    ended_by TEXT
+    ended_by TEXT,
+    summary TEXT,
+    review_flags TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_by_start ON calls (started_at);
 
@@ -251,6 +253,8 @@ ADDED_COLUMNS = (
     ("calls", "end_reason", "TEXT"),
     ("calls", "ended_by", "TEXT"),
     ("appointments", "confirmed_aloud", "INTEGER"),
+    ("calls", "summary", "TEXT"),           # call_review: written when the call ends
+    ("calls", "review_flags", "TEXT"),
 )
 
 _END = "strftime('%Y-%m-%dT%H:%M', {row}.start, '+' || {row}.minutes || ' minutes')"

@@ -95,3 +95,23 @@ def test_diary(snap_compare, diary_db):
 
 def test_diary_on_a_wider_terminal(snap_compare, diary_db):
     assert snap_compare(make_app(diary_db), press=["6", "right_square_bracket"], terminal_size=(160, 30))
+
+
+def test_review(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["7"], terminal_size=SIZE)
+
+
+def test_review_call(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["7", "down", "enter"], terminal_size=SIZE)
+
+
+def test_today_with_calls_to_review(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["3"], terminal_size=SIZE)
+
+
+def test_state_machine_paths(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["5", "p"], terminal_size=SIZE)
+
+
+def test_state_machine_handoffs(snap_compare, review_db):
+    assert snap_compare(make_app(review_db), press=["5", "h"], terminal_size=SIZE)
