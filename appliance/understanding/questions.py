@@ -77,7 +77,7 @@ class RepairContext:
     holds: Callable[[str, Any, datetime], bool]   # (lower-cased text, match, now) -> applies here
 
 
-_DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well)\b)"
+_DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well|one|two|three|four|five|six|seven|eight|nine)\b)"
 _BEFORE_DIGIT = regex.compile(_DIGIT_WORD + r"[\s,.\-]*$")
 _AFTER_DIGIT = regex.compile(r"^[\s,.\-]*(?:" + _DIGIT_WORD + r"|$)")
 _NUMBER_BEFORE = regex.compile(r"\d(?:st|nd|rd|th)?[\s,.\-]*$")
