@@ -142,3 +142,13 @@ def test_a_rare_surname_s_spelling_is_answered_from_the_scenario_s_spelling(call
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Calmequo Quo", "the 15th of June 1988")
     asked = engine.turn("oh four one two, three four five, six seven eight")
     assert asked.waiting_for == "spelling"
+
+
+@pytest.mark.parametrize("again", ["Thu Hà", "it's Folake", "Đức, D U C"])
+def test_a_rare_first_name_said_again_rather_than_spelled_is_not_asked_for_again(call, again):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Zxqv Smith", "the 15th of June 1988")
+    asked = engine.turn("oh four one two, three four five, six seven eight")
+    assert asked.question.name == "spell_first"
+    next_question = engine.turn(again).question.name
+    assert next_question in ("confirm", "spell_last")      # a two-word answer may be heard as a new surname
