@@ -152,3 +152,11 @@ def test_a_rare_first_name_said_again_rather_than_spelled_is_not_asked_for_again
     assert asked.question.name == "spell_first"
     next_question = engine.turn(again).question.name
     assert next_question in ("confirm", "spell_last")      # a two-word answer may be heard as a new surname
+
+
+def test_both_names_spelled_when_the_surname_was_asked_for_are_first_name_and_surname(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Zxqv Vlorp", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    read_back = engine.turn("A R O H A, N G A T A")
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Aroha", "Ngata"), read_back.reply
