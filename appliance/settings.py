@@ -91,7 +91,7 @@ class VoiceSettings(Section):
     vad_stop_secs: float = Field(0.5, gt=0, le=5)
     vad_start_secs: float = Field(0.2, gt=0, le=5)
     smart_turn: bool = True
-    filler_after_ms: int = Field(700, ge=0)
+    filler_after_ms: int = Field(300, ge=0)
     silence_checkins_s: tuple[float, ...] = Field((10, 20, 40), min_length=1)
     barge_in_min_s: float = Field(0.5, ge=0)
     greeting_cache: bool = True

@@ -112,7 +112,7 @@ class ScenarioCall:
                 await host.call(publisher.watch, rig.engine)
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
-            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
+            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate, flow)
             rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
             rig.line.background = rig.voice.background()
