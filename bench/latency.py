@@ -128,7 +128,8 @@ def component_figures(runtime) -> dict[str, float | None]:
     return figures
 
 
-async def run_level(runtime, flow, sources, width: int) -> dict:
+async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict:
+    """The scenarios in waves of `width` calls at once; `call_class`: another pipeline (the stock one)."""
     from appliance.voice.runtime import peak_rss_mb
     from appliance.simulate.reply_gaps import first_agent_sound_s, reply_gaps
     from appliance.simulate.spoken_call import play_spoken
@@ -137,8 +138,9 @@ async def run_level(runtime, flow, sources, width: int) -> dict:
     started = time.perf_counter()
     for wave in range(0, len(sources), width):
         batch = sources[wave: wave + width]
+        extra = {"call_class": call_class} if call_class is not None else {}
         results.extend(await asyncio.gather(*(play_spoken(source, flow, runtime, fast=False, label=str(path),
-                                                          keep_tape=True)
+                                                          keep_tape=True, **extra)
                                               for path, source in batch)))
     timings = [t for r in results if r.summary for t in r.summary.timings]
     replies = [t for t in timings if t.kind == "reply" and t.latency_ms is not None and not t.cut]
@@ -186,7 +188,27 @@ def fmt(value, unit="ms", digits=0) -> str:
     return "-" if value is None else f"{value:.{digits}f}{(' ' + unit) if unit else ''}"
 
 
-def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load_before: str) -> str:
+def comparison(one: dict, stock: dict) -> list[str]:
+    """The appliance's pipeline beside Pipecat's stock assembly, on the same scenarios in the same run."""
+    ratio = stock["p50"] / one["p50"] if one["p50"] and stock["p50"] else None
+    return [
+        "", "Side by side at 1 call, the same scenarios in the same run: the appliance's pipeline and the same "
+        "call assembled from Pipecat's own parts with their defaults (`bench/stock_pipeline.py`: "
+        "`SileroVADAnalyzer()`, `WhisperSTTService` on the same CTranslate2 folder, Pipecat's default user turn "
+        "strategies (Smart Turn v3), `PiperTTSService` on the same joe voice file; both load offline from the "
+        "local files).", "",
+        "| pipeline | replies | heard p50 | p95 | interruptions | greeting (worst) | scenarios passed | caller WER |",
+        "|---|---|---|---|---|---|---|---|",
+        *(f"| {name} | {level['turns']} | {fmt(level['p50'])} | {fmt(level['p95'])} | {level['interruptions']} "
+          f"| {fmt(level['greeting'])} | {level['passed']}/{level['calls']} | {level['wer']:.1%} |"
+          for name, level in (("appliance", one), ("stock Pipecat", stock))),
+        "",
+        f"Stock p50 / appliance p50: {ratio:.2f} (goal: at least 1.6)." if ratio else "Ratio: not measured.",
+    ]
+
+
+def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load_before: str,
+           stock: dict | None = None) -> str:
     one = next((level for level in levels if level["width"] == 1), levels[0])
     settings = runtime.settings
     lines = [
@@ -249,6 +271,10 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
     for level in levels:
         if level["failures"]:
             lines.append(f"Failed at {level['width']} at once: " + "; ".join(level["failures"]))
+    if stock is not None:
+        lines += comparison(one, stock)
+        if stock["failures"]:
+            lines.append("Failed in the stock assembly: " + "; ".join(stock["failures"]))
     return "\n".join(lines)
 
 
@@ -258,6 +284,8 @@ def main() -> int:
     parser.add_argument("--concurrency", default="1,2,4")
     parser.add_argument("--quick", action="store_true", help="Two scenarios only.")
     parser.add_argument("--no-write", action="store_true", help="Print the section without writing RESULTS.md.")
+    parser.add_argument("--compare", choices=["stock"], help="Also play the scenarios at 1 call through the same "
+                        "call assembled from Pipecat's own parts (bench/stock_pipeline.py).")
     args = parser.parse_args()
     args.scenarios = args.scenarios or (DEFAULT_SET[:2] if args.quick else DEFAULT_SET)
 
@@ -280,7 +308,15 @@ def main() -> int:
         print(f"  p50 {fmt(level['p50'])}, p95 {fmt(level['p95'])}, greeting {fmt(level['greeting'])}, "
               f"{level['passed']}/{level['calls']} passed, {level['seconds']:.0f} s", file=sys.stderr)
         levels.append(level)
-    body = report(args, runtime, load_s, figures, levels, load_before)
+    stock = None
+    if args.compare == "stock":
+        from stock_pipeline import StockCall
+
+        print("1 call at once, stock Pipecat parts...", file=sys.stderr)
+        stock = asyncio.run(run_level(runtime, flow, sources, 1, call_class=StockCall))
+        print(f"  p50 {fmt(stock['p50'])}, p95 {fmt(stock['p95'])}, {stock['passed']}/{stock['calls']} passed",
+              file=sys.stderr)
+    body = report(args, runtime, load_s, figures, levels, load_before, stock)
     print(body)
     if not args.no_write:
         write_section("latency", body)
