@@ -19,7 +19,9 @@ faster than real time and get the same decisions.
 
 Transcribing while the caller speaks: the line's own level shows a pause
 `EARLY_PAUSE_S` after the last sound, well before the VAD reports one; the
-utterance so far is decoded then, on the STT worker. When the turn ends with
+utterance so far is decoded then, on the STT worker (one such decode at a
+time per utterance, so a caller's many pauses do not queue other calls' turns
+behind them). When the turn ends with
 nothing louder than the line's quiet since (the tail is silence), that
 transcript is the turn's: nothing is decoded again. Sound after it starts a
 new one at the next pause.
@@ -252,6 +254,8 @@ class CallerListener(FrameProcessor):
         if (self.transcriber is None or utt.overlapped or not utt.loud_until or utt.early_covers == utt.loud_until
                 or self._samples - utt.loud_until < EARLY_PAUSE_S * self.rate or not self.accepting):
             return
+        if utt.early is not None and not utt.early.done():
+            return   # one at a time per utterance (other calls share the worker): the next quiet chunk tries again
         utt.early = self._transcribe(b"".join(utt.chunks))
         utt.early.add_done_callback(_swallow)
         utt.early_covers = utt.loud_until
