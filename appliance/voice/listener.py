@@ -114,6 +114,7 @@ HANDOVER_MAX_HOLD_S = 1.5 # wall time; a noisy line never holds a turn longer th
 # a pause in the line's sound this long is when the utterance so far is decoded, before the VAD reports a pause
 # (its 0.2 s, plus its analysis lag); shorter gaps are mostly a word's own stops ("book a")
 EARLY_PAUSE_S = 0.12
+VAD_LAG_S = 0.1           # how long after its pause the VAD's stop typically reaches the listener
 # quiet after the last sound before a whole short answer is handed over: the simulated callers' comma pauses
 # before more words run 0.12-0.45 s; what a caller adds after this is met by barge-in, as over any reply
 QUICK_HANDOVER_QUIET_S = 0.35
@@ -256,7 +257,10 @@ class CallerListener(FrameProcessor):
             return
         if utt.early is not None and not utt.early.done():
             return   # one at a time per utterance (other calls share the worker): the next quiet chunk tries again
-        utt.early = self._transcribe(b"".join(utt.chunks))
+        # the clip is given the quiet it would have had at the VAD's pause, so it is decoded as it would be then
+        # (Whisper's prompt is left out of clips under stt.HOTWORDS_MIN_S: a short answer is heard the same way)
+        quiet_to_come = utt.loud_until + int((self.vad_pause_secs + VAD_LAG_S) * self.rate) - self._samples
+        utt.early = self._transcribe(b"".join(utt.chunks) + bytes(max(0, quiet_to_come) * 2))
         utt.early.add_done_callback(_swallow)
         utt.early_covers = utt.loud_until
 
