@@ -174,6 +174,23 @@ class AppointmentRecord:
     rescheduled_from: str | None = None
 
 
+@dataclass(frozen=True)
+class DiaryBlock:
+    """Time nobody may be booked in: one practitioner's (leave, a meeting) or, with no practitioner, the whole
+    clinic's (a closure, a public holiday). `end` is exclusive."""
+
+    id: str
+    practitioner_id: str | None
+    start: datetime
+    end: datetime
+    reason: str | None = None
+
+    def covers(self, practitioner_id: str, start: datetime, end: datetime) -> bool:
+        """True when [start, end) with `practitioner_id` overlaps this block."""
+        mine = self.practitioner_id is None or self.practitioner_id == practitioner_id
+        return mine and start < self.end and self.start < end
+
+
 def fold_name(text: str) -> str:
     """How names are compared everywhere: in the Latin letters a caller says them with ("Søren Ødegaard" as
     "soren odegaard", "José" as "jose"), case-folded, single-spaced. Names are stored as given; only

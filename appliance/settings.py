@@ -91,7 +91,7 @@ class VoiceSettings(Section):
     vad_stop_secs: float = Field(0.5, gt=0, le=5)
     vad_start_secs: float = Field(0.2, gt=0, le=5)
     smart_turn: bool = True
-    filler_after_ms: int = Field(300, ge=0)
+    filler_after_ms: int = Field(400, ge=0)
     silence_checkins_s: tuple[float, ...] = Field((10, 20, 40), min_length=1)
     barge_in_min_s: float = Field(0.5, ge=0)
     greeting_cache: bool = True
@@ -238,6 +238,8 @@ class DataSettings(Section):
     recording_days: int = Field(30, ge=1)
     backup_dir: Path | None = None       # default: <paths.data_dir>/backups
     backups_kept: int = Field(7, ge=1)
+    # practitioners' calendar feeds (<data>/calendars/*.ics) name no patient; true: the patient's initials only
+    calendar_initials: bool = False
 
 
 class MetricsSettings(Section):

@@ -38,6 +38,8 @@ command -v baresip >/dev/null 2>&1 || missing+=(baresip-core)   # baresip withou
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v flite >/dev/null 2>&1 || missing+=(flite)
+# PostgreSQL's server: the store tests start one in a temporary folder (initdb, pg_ctl; not on PATH in Debian)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing ${missing[*]} from the distribution (used by the tests)"
     need_root apt-get update -qq

@@ -38,6 +38,7 @@ from appliance.domain import (
     AppointmentRecord,
     Catalog,
     ClinicProfile,
+    DiaryBlock,
     Location,
     PatientRecord,
     Practitioner,
@@ -350,6 +351,34 @@ class AppointmentEntry(_Strict):
         return _parse_local_datetime(value)
 
 
+class BlockEntry(_Strict):
+    """Time one practitioner is away (leave, a meeting): nobody is booked with them then."""
+
+    practitioner: Id
+    start: datetime
+    end: datetime
+    reason: Text | None = None
+
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _moment(cls, value: Any) -> datetime:
+        return _parse_local_datetime(value)
+
+    @model_validator(mode="after")
+    def _ends_after_start(self) -> BlockEntry:
+        if not self.start < self.end:
+            raise _Problems([(("end",), f"{self.end:%Y-%m-%dT%H:%M} is not after the start "
+                                        f"{self.start:%Y-%m-%dT%H:%M}: a block ends after it starts")])
+        return self
+
+
+def _closure_day(value: Any) -> date:
+    return _parse_date(value)
+
+
+ClosureDay = Annotated[date, BeforeValidator(_closure_day)]
+
+
 def _phone_field(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         raise ValueError("write the phone number in quotes, e.g. \"+61290000000\" (YAML reads bare digits as a number)")
@@ -380,8 +409,10 @@ class Clinic(_Strict):
     practitioners: list[PractitionerEntry] = Field(min_length=1)
     patients: list[PatientEntry] = Field(default_factory=list)
     appointments: list[AppointmentEntry] = Field(default_factory=list)
+    closures: list[ClosureDay] = Field(default_factory=list)   # days the whole clinic is closed
+    blocks: list[BlockEntry] = Field(default_factory=list)     # times a practitioner is away
 
-    @field_validator("patients", "appointments", mode="before")
+    @field_validator("patients", "appointments", "closures", "blocks", mode="before")
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return [] if value is None else value
@@ -476,6 +507,9 @@ class Clinic(_Strict):
             except ValueError as error:
                 problems.append((("patients", index, "phone"), str(error)))
                 phones.append(patient.phone)
+
+        for index, block in enumerate(self.blocks):
+            known(("blocks", index, "practitioner"), block.practitioner, practitioner_ids, "practitioner")
 
         booked_by_practitioner: dict[str, list[tuple[int, datetime, datetime]]] = defaultdict(list)
         for index, appointment in enumerate(self.appointments):
@@ -572,6 +606,16 @@ class Clinic(_Strict):
             for entry in self.appointments
         )
 
+    def block_records(self) -> tuple[DiaryBlock, ...]:
+        """The file's blocks, then each closure day as a block of the whole clinic from midnight to midnight."""
+        blocks = [DiaryBlock(id=f"file-block-{index + 1}", practitioner_id=entry.practitioner, start=entry.start,
+                             end=entry.end, reason=entry.reason) for index, entry in enumerate(self.blocks)]
+        for day in sorted(set(self.closures)):
+            midnight = datetime.combine(day, time())
+            blocks.append(DiaryBlock(id=f"file-closure-{day.isoformat()}", practitioner_id=None, start=midnight,
+                                     end=midnight + timedelta(days=1), reason="closed"))
+        return tuple(blocks)
+
 
 # ---------------------------------------------------------------------------
 # Entry point and error translation
@@ -594,6 +638,7 @@ _MODEL_FOR_LIST = {
     "practitioners": PractitionerEntry,
     "patients": PatientEntry,
     "appointments": AppointmentEntry,
+    "blocks": BlockEntry,
 }
 
 

@@ -91,7 +91,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     last = utt.name.last if utt.name else None
     if utt.spelled and not (first and last):
         spelled = _as_held(utt.spelled.title(), ctx)
-        if " " in spelled and not (first or last):
+        if spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last")):
+            # two runs of letters are the first name and the surname, even when one part was asked for
             first, last = spelled.split(" ", 1)
             ctx.spelled.update(("first_name", "last_name"))
         elif _spells(spelled, first) and not _spells(spelled, last):

@@ -266,13 +266,17 @@ def name_repeated(ctx: CallContext, env: RuleEnv) -> bool:
 
 @rule
 def first_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
-    """A new patient's first name unlike any name people have, and not yet spelled by the caller."""
-    return bool(ctx.first_name) and "first_name" not in ctx.spelled and not is_known_name(ctx.first_name, "first")
+    """A new patient's first name unlike any name people have, not yet spelled by the caller and not yet asked to
+    be: a caller who says the name again rather than spell it goes on to the read-back, where it is heard back
+    and can be corrected (asking on would go round in circles)."""
+    return bool(ctx.first_name) and "first_name" not in ctx.spelled and "spell_first" not in ctx.asked \
+        and not is_known_name(ctx.first_name, "first")
 
 
 @rule
 def last_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
-    return bool(ctx.last_name) and "last_name" not in ctx.spelled and not is_known_name(ctx.last_name, "last")
+    return bool(ctx.last_name) and "last_name" not in ctx.spelled and "spell_last" not in ctx.asked \
+        and not is_known_name(ctx.last_name, "last")
 
 
 @rule

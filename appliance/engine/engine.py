@@ -563,7 +563,8 @@ class Engine:
         self._record("turn_timing", call_id=ctx.call_id, seq=self.seq, **timings)
         self._flush()  # the turn is on disk before the caller hears the reply
         return TurnResult(
-            reply=reply, state=self.state, waiting_for=waiting_for, question=self.flow.questions[waiting_for],
+            reply=reply, state=self.state, waiting_for=self.flow.questions[waiting_for].reported,
+            question=self.flow.questions[waiting_for],
             expected=() if ctx.ended else expected_answers(self.flow.questions[waiting_for], ctx, self.env),
             tools=list(self._tools), transitions=list(self._transitions), trigger=trigger, ended=ctx.ended,
             outcome=self._outcome() if ctx.ended else None,

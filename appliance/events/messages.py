@@ -9,7 +9,8 @@ server -> monitor
     command_result  {"type": "command_result", "id": ..., "ok": bool, "message": text}
 
 monitor -> server
-    command         {"type": "command", "id": ..., "action": ..., "user": ..., "call_id"/"callback_id"/"note": ...}
+    command         {"type": "command", "id": ..., "action": ..., "user": ..., "call_id"/"callback_id"/"note": ...,
+                     "details": {...} (a diary action's arguments, text values: see DIARY_DETAILS)}
 
 A call event is one call-record entry the engine queued (`call_started`, `turn`,
 `transition`, `tool_call`, `turn_timing`, `call_ended`) with the same keyword
@@ -42,7 +43,25 @@ MARK_CALLBACK_DONE = "mark_callback_done"
 ADD_CALLBACK_NOTE = "add_callback_note"
 CALL_ACTIONS = (TRANSFER_NOW, END_CALL)
 CALLBACK_ACTIONS = (MARK_CALLBACK_DONE, ADD_CALLBACK_NOTE)
-STAFF_ACTIONS = CALL_ACTIONS + CALLBACK_ACTIONS
+
+# The diary screen's actions; times are clinic-local "YYYY-MM-DDTHH:MM". Each names the details it needs
+# (required, optional). A booking names its patient by name and date of birth, never by id: the store finds them.
+BLOCK_TIME = "block_time"
+UNBLOCK_TIME = "unblock_time"
+CANCEL_APPOINTMENT = "cancel_appointment"
+MOVE_APPOINTMENT = "move_appointment"
+BOOK_APPOINTMENT = "book_appointment"
+DIARY_DETAILS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    BLOCK_TIME: (("start", "end"), ("practitioner", "reason")),     # no practitioner: the whole clinic
+    UNBLOCK_TIME: (("block_id",), ()),
+    CANCEL_APPOINTMENT: (("appointment_id",), ()),
+    MOVE_APPOINTMENT: (("appointment_id", "start"), ("practitioner", "location")),
+    BOOK_APPOINTMENT: (("name", "dob", "service", "practitioner", "location", "start"), ()),
+}
+DIARY_ACTIONS = tuple(DIARY_DETAILS)
+# details that identify a patient: used to find them, never written to the staff action log
+PATIENT_DETAILS = ("name", "dob")
+STAFF_ACTIONS = CALL_ACTIONS + CALLBACK_ACTIONS + DIARY_ACTIONS
 
 
 class BadMessage(ValueError):
@@ -102,6 +121,7 @@ class StaffCommand:
     callback_id: str | None = None
     note: str | None = None
     id: str = ""          # the sender's id for the command, echoed in its result
+    details: dict[str, str] | None = None   # a diary action's arguments (DIARY_DETAILS)
 
     def __post_init__(self) -> None:
         if self.action not in STAFF_ACTIONS:
@@ -112,10 +132,20 @@ class StaffCommand:
             raise BadMessage(f"{self.action} needs a callback_id")
         if self.action == ADD_CALLBACK_NOTE and not (self.note or "").strip():
             raise BadMessage("add_callback_note needs a note")
+        if self.action in DIARY_ACTIONS:
+            required, optional = DIARY_DETAILS[self.action]
+            details = self.details or {}
+            missing = [name for name in required if not str(details.get(name) or "").strip()]
+            unknown = sorted(set(details) - set(required) - set(optional))
+            if missing or unknown:
+                raise BadMessage(f"{self.action} needs {', '.join(required)}"
+                                 + (f" (optional: {', '.join(optional)})" if optional else "")
+                                 + (f"; missing {', '.join(missing)}" if missing else "")
+                                 + (f"; unknown {', '.join(unknown)}" if unknown else ""))
 
     def to_wire(self) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "command", "id": self.id, "action": self.action, "user": self.user}
-        for name in ("call_id", "callback_id", "note"):
+        for name in ("call_id", "callback_id", "note", "details"):
             if getattr(self, name) is not None:
                 message[name] = getattr(self, name)
         return message
@@ -126,13 +156,27 @@ class StaffCommand:
             value = message.get(name)
             return None if value is None else str(value)
 
+        details = message.get("details")
+        if details is not None and not isinstance(details, dict):
+            raise BadMessage("a command's \"details\" is an object")
         return cls(action=str(message.get("action") or ""), user=str(message.get("user") or ""),
                    call_id=text("call_id"), callback_id=text("callback_id"), note=text("note"),
-                   id=str(message.get("id") or ""))
+                   id=str(message.get("id") or ""),
+                   details={str(k): str(v) for k, v in details.items() if v is not None} if details else None)
 
     def describe(self) -> str:
+        if self.action in DIARY_ACTIONS:
+            return f"{self.action} {self.recorded_note()}"
         target = self.call_id if self.action in CALL_ACTIONS else self.callback_id
         return f"{self.action} {target}"
+
+    def recorded_note(self) -> str | None:
+        """What the staff action log keeps as the note: a diary action's details without the patient's name and
+        date of birth (the result names the patient's id instead)."""
+        if self.action not in DIARY_ACTIONS:
+            return self.note
+        kept = {k: v for k, v in (self.details or {}).items() if k not in PATIENT_DETAILS}
+        return " ".join(f"{k}={v}" for k, v in kept.items())
 
 
 @dataclass(frozen=True)

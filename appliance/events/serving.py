@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..calendars import CalendarFeeds
+from .diary_follower import DiaryFollower
 from .event_bus import EventBus
 from .monitor_server import MonitorServer
 from .publisher import CallEventPublisher
@@ -36,22 +38,26 @@ class MonitorFeed:
     bus: EventBus
     server: MonitorServer
     handler: StaffCommandHandler
+    follower: DiaryFollower | None = None     # keeps the practitioners' calendar feeds up to date
 
     def publisher_for(self, recorder: Any) -> CallEventPublisher:
         return CallEventPublisher(recorder, self.bus)
 
     def close(self) -> None:
+        if self.follower is not None:
+            self.follower.close()
         self.server.close()
 
 
 def serve_monitors(db_path: str | Path, *, socket_path: str | Path | None = None) -> MonitorFeed:
     """Bind the monitor socket and serve it; raises MonitorSocketError (naming the path) if it cannot."""
     bus = EventBus()
-    handler = StaffCommandHandler(db_path)
+    feeds = CalendarFeeds(db_path)
+    handler = StaffCommandHandler(db_path, on_diary_change=feeds.refresh)
     server = MonitorServer(bus, socket_path or monitor_socket_path(), handler=handler,
                            action_log=StaffActionLog(db_path), database=Path(db_path).resolve())
     server.start()
-    return MonitorFeed(bus, server, handler)
+    return MonitorFeed(bus, server, handler, DiaryFollower(bus, feeds.refresh).start())
 
 
 def serve_for_demo(db_path: str | Path, *, socket_path: str | Path | None = None) -> CallEventPublisher:

@@ -65,7 +65,7 @@ class StaffActionLog:
                 "INSERT INTO staff_actions (at, user, claimed_user, action, call_id, callback_id, note, ok, message, via)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [self._now().isoformat(timespec="seconds"), user, command.user or None, command.action,
-                 command.call_id, command.callback_id, command.note, int(result.ok), result.message, via])
+                 command.call_id, command.callback_id, command.recorded_note(), int(result.ok), result.message, via])
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -18,7 +18,9 @@ from typing import Callable
 from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicStore, clip_text
 from ..store.database import MAX_TEXT_CHARS
 from ..store.database import open_database
-from .messages import ADD_CALLBACK_NOTE, MARK_CALLBACK_DONE, TRANSFER_NOW, CommandResult, StaffCommand
+from .diary_commands import apply_diary_command
+from .messages import (ADD_CALLBACK_NOTE, CALLBACK_ACTIONS, DIARY_ACTIONS, MARK_CALLBACK_DONE, TRANSFER_NOW,
+                       CommandResult, StaffCommand)
 
 log = logging.getLogger("appliance.events")
 
@@ -51,6 +53,13 @@ def apply_callback_command(store: ClinicStore, command: StaffCommand, *, user: s
     return CommandResult(False, f"{command.action} is not a callback action", command.id)
 
 
+def apply_database_command(store: ClinicStore, command: StaffCommand, *, user: str) -> CommandResult:
+    """A callback or diary action, which the database alone serves (the service, or the monitor without it)."""
+    if command.action in DIARY_ACTIONS:
+        return apply_diary_command(store, command, user=user)
+    return apply_callback_command(store, command, user=user)
+
+
 def _add_note(old: str | None, new: str | None, user: str) -> str | None:
     if not new:
         return old
@@ -68,8 +77,9 @@ class CallControls:
 class StaffCommandHandler:
     """The service's handler: callbacks in the database at `db_path`, live calls through registered controls."""
 
-    def __init__(self, db_path: str | Path | None):
+    def __init__(self, db_path: str | Path | None, *, on_diary_change: Callable[[], object] | None = None):
         self.db_path = Path(db_path) if db_path is not None else None
+        self.on_diary_change = on_diary_change
         self._calls: dict[str, CallControls] = {}
         self._lock = threading.Lock()
         self._local = threading.local()
@@ -94,11 +104,14 @@ class StaffCommandHandler:
         return store
 
     def __call__(self, command: StaffCommand) -> CommandResult:
-        if command.action in (MARK_CALLBACK_DONE, ADD_CALLBACK_NOTE):
+        if command.action in CALLBACK_ACTIONS + DIARY_ACTIONS:
             try:
-                return apply_callback_command(self._store(), command, user=command.user)
+                result = apply_database_command(self._store(), command, user=command.user)
             except FileNotFoundError as exc:
                 return CommandResult(False, str(exc), command.id)
+            if result.ok and command.action in DIARY_ACTIONS and self.on_diary_change is not None:
+                self.on_diary_change()
+            return result
         with self._lock:
             controls = self._calls.get(command.call_id or "")
         act = None

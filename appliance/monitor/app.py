@@ -26,6 +26,7 @@ from ..events.messages import CallEvent, StaffCommand
 from ..events.monitor_client import MonitorClient, os_user
 from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks, unheard_bookings
 from .call_history import load_call, search_calls
+from .call_reviews import REVIEW_DAYS, calls_to_review, review_counts, review_of, reviews_for
 from .database_access import DatabaseUnavailable, open_for_monitor
 from .day_summary import day_summary
 from .flow_observations import observe_flow
@@ -35,15 +36,18 @@ from .screens.confirm_prompt import ConfirmPrompt
 from .screens.text_prompt import TextPrompt
 from .staff_actions import StaffActions
 from .widgets.attention_view import AttentionView
+from .widgets.diary_view import DiaryView
 from .widgets.history_view import DateNotUnderstood, HistoryView, parse_day
 from .widgets.live_calls_view import LiveCallsView
+from .widgets.review_view import ReviewView
 from .widgets.state_machine_view import StateMachineView
 from .widgets.status_line import StatusLine
 from .widgets.today_view import TodayView
 
 SCREENS = Binding.Group("Screens", compact=True)
 TABS = (("live", "1 Live calls"), ("attention", "2 Needs attention"), ("today", "3 Today"),
-        ("history", "4 History"), ("flow", "5 State machine"))
+        ("history", "4 History"), ("flow", "5 State machine"), ("diary", "6 Diary"))
+REVIEW_TAB = ("review", "7 Review")      # calls with review flags (call_review)
 
 
 class MonitorApp(App):
@@ -53,6 +57,7 @@ class MonitorApp(App):
     BINDINGS = [
         *(Binding(str(n), f"show_tab('{tab}')", label.split(" ", 1)[1], group=SCREENS)
           for n, (tab, label) in enumerate(TABS, start=1)),
+        Binding("7", f"show_tab('{REVIEW_TAB[0]}')", "Review", group=SCREENS),
         Binding("r", "reload", "Refresh"),
         Binding("q", "quit", "Quit"),
     ]
@@ -95,6 +100,10 @@ class MonitorApp(App):
                 yield HistoryView(id="history-view")
             with TabPane(TABS[4][1], id="flow"):
                 yield StateMachineView(id="flow-view")
+            with TabPane(TABS[5][1], id="diary"):
+                yield DiaryView(id="diary-view")
+            with TabPane(REVIEW_TAB[1], id=REVIEW_TAB[0]):
+                yield ReviewView(id="review-view")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -160,13 +169,17 @@ class MonitorApp(App):
         try:
             day = self.day or self.today()
             today = self.today()
-            self.query_one(AttentionView).show(open_callbacks(self.db), handed_off(self.db, today),
-                                               failed_calls(self.db, today), failed_days=FAILED_DAYS,
-                                               unheard=unheard_bookings(self.db, today))
-            self.query_one(TodayView).show(day_summary(self.db, day), today=today)
+            handoffs, failed = handed_off(self.db, today), failed_calls(self.db, today)
+            summaries = {call_id: review.summary
+                         for call_id, review in reviews_for(self.db, [c.id for c in handoffs + failed]).items()}
+            self.query_one(AttentionView).show(open_callbacks(self.db), handoffs, failed, failed_days=FAILED_DAYS,
+                                               unheard=unheard_bookings(self.db, today), summaries=summaries)
+            self.query_one(TodayView).show(day_summary(self.db, day), today=today, review=review_counts(self.db, day))
+            self.query_one(ReviewView).show(calls_to_review(self.db, today), days=REVIEW_DAYS)
             self.run_search(self.query_one(HistoryView).criteria())
             flow_name = Path(self.flow.source).name if self.flow is not None else "no flow loaded"
             self.query_one(StateMachineView).show(observe_flow(self.db, self.flow), flow_name=flow_name)
+            self.query_one(DiaryView).show(self.db, today)
         except sqlite3.Error as exc:
             self.db_problem = f"cannot read {self.db_path}: {exc}"
             self.show_status()
@@ -181,7 +194,7 @@ class MonitorApp(App):
             view.show([], note=str(exc))
             return
         calls = search_calls(self.db, day=day, outcome=criteria.outcome, caller=criteria.caller)
-        view.show(calls)
+        view.show(calls, reviews=reviews_for(self.db, [call.id for call in calls]))
 
     # ------------------------------------------------------------ the live side
 
@@ -269,7 +282,8 @@ class MonitorApp(App):
 
     def _focus_tab(self, tab: str) -> None:
         focus = {"live": "#live-table", "attention": "#callbacks-table", "today": "#today-view",
-                 "history": "#history-table"}.get(tab)
+                 "history": "#history-table", "diary": "#diary-table",
+                 REVIEW_TAB[0]: "#review-table"}.get(tab)
         if tab == "flow":
             self.query_one(StateMachineView).focus_table()
         elif focus:
@@ -289,7 +303,7 @@ class MonitorApp(App):
         if recorded is None:
             self.notify(f"Call {call_id} is not in the database.", severity="warning", markup=False)
             return
-        self.push_screen(CallScreen(recorded, live=False))
+        self.push_screen(CallScreen(recorded, live=False, review=review_of(self.db, call_id)))
 
     def on_live_calls_view_open_call(self, message: LiveCallsView.OpenCall) -> None:
         self.open_call(message.call_id)
@@ -300,6 +314,9 @@ class MonitorApp(App):
     def on_history_view_open_call(self, message: HistoryView.OpenCall) -> None:
         self.open_call(message.call_id)
 
+    def on_review_view_open_call(self, message: ReviewView.OpenCall) -> None:
+        self.open_call(message.call_id)
+
     def on_history_view_search(self, message: HistoryView.Search) -> None:
         self.run_search(message)
 
@@ -307,7 +324,8 @@ class MonitorApp(App):
         today = self.today()
         self.day = None if message.step == 0 else (self.day or today) + timedelta(days=message.step)
         if self.db is not None:
-            self.query_one(TodayView).show(day_summary(self.db, self.day or today), today=today)
+            self.query_one(TodayView).show(day_summary(self.db, self.day or today), today=today,
+                                           review=review_counts(self.db, self.day or today))
 
     # ------------------------------------------------------------ staff actions
 

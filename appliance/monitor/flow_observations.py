@@ -5,7 +5,9 @@ often calls entered it (never-observed states included), states the records
 name that the flow does not have (flagged), the routing triggers the caller
 turns fired (route, confidence, evidence, count, last seen), and the tools
 run with their result kinds: ok, guard (the flow's guards refused), pms (the
-clinic system refused or failed) and other (anything else).
+clinic system refused or failed) and other (anything else); the commonest paths
+calls took, and where those that ended in a call back or a transfer left the
+happy path (call_paths.py).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from ..engine.flow import Flow
+from .call_paths import DepartureRow, PathRow, common_paths, departures
 from .database_access import rows
 
 LAST_CALLS = 500
@@ -63,6 +66,8 @@ class FlowObservations:
     states: list[StateRow] = field(default_factory=list)
     triggers: list[TriggerRow] = field(default_factory=list)
     tools: list[ToolRow] = field(default_factory=list)
+    paths: list[PathRow] = field(default_factory=list)
+    departures: list[DepartureRow] = field(default_factory=list)
 
     @property
     def canonical(self) -> int:
@@ -104,4 +109,6 @@ def observe_flow(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int
                sum(result_kind = 'ok') AS ok, sum(result_kind = 'guard') AS guard,
                sum(result_kind = 'pms') AS pms, sum(result_kind = 'other') AS other, max(at) AS last_seen
         FROM tool_calls WHERE {recent} GROUP BY name ORDER BY calls DESC, name""", [last_calls])]
+    observations.paths = common_paths(conn, last_calls=last_calls)
+    observations.departures = departures(conn, flow, last_calls=last_calls)
     return observations

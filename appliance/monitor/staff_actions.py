@@ -1,9 +1,10 @@
 """Staff actions from the monitor: through the service when it runs, else straight to the database.
 
 Every action carries the OS user. Through the service, the service records it
-(as the user the socket vouches for). Without the service only callback
-actions can be done: the monitor writes them through `ClinicStore` itself and
-records them with `via = "monitor"`.
+(as the user the socket vouches for). Without the service only callback and
+diary actions can be done: the monitor writes them through `ClinicStore` itself
+(the same guards), records them with `via = "monitor"` and rewrites the
+practitioners' calendar feeds.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ..events.messages import CALL_ACTIONS, CommandResult, StaffCommand
+from ..calendars import CalendarFeeds
+from ..events.messages import CALL_ACTIONS, DIARY_ACTIONS, CommandResult, StaffCommand
 from ..events.monitor_client import MonitorClient
 from ..events.staff_action_log import VIA_MONITOR, StaffActionLog
-from ..events.staff_commands import apply_callback_command
+from ..events.staff_commands import apply_database_command
 from ..store.clinic_store import ClinicStore
 from ..store.database import open_database
 
@@ -26,8 +28,8 @@ class StaffActions:
         self._client = client
         self._db_path = db_path
 
-    def command(self, action: str, **target: str | None) -> StaffCommand:
-        return StaffCommand(action=action, user=self.user, **target)
+    def command(self, action: str, *, details: dict[str, str] | None = None, **target: str | None) -> StaffCommand:
+        return StaffCommand(action=action, user=self.user, details=details, **target)
 
     async def perform(self, command: StaffCommand) -> CommandResult:
         client = self._client()
@@ -44,7 +46,7 @@ class StaffActions:
             return CommandResult(False, f"no database at {db_path}: nothing was changed", command.id)
         db = open_database(db_path)
         try:
-            result = apply_callback_command(ClinicStore(db), command, user=self.user)
+            result = apply_database_command(ClinicStore(db), command, user=self.user)
         finally:
             db.close()
         log = StaffActionLog(db_path)
@@ -52,4 +54,6 @@ class StaffActions:
             log.record(command, result, user=self.user, via=VIA_MONITOR)
         finally:
             log.close()
+        if result.ok and command.action in DIARY_ACTIONS:
+            CalendarFeeds(db_path).refresh()
         return result

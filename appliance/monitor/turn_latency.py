@@ -1,37 +1,9 @@
-"""How long the caller waited for an answer, from a turn's timings.
-
-With the voice layer's moments, the latency is from the end of the caller's
-speech to the start of the receptionist's (what the caller hears). Without
-them (text calls), it is the sum of the measured durations: speech to text,
-the engine, the language model and the first audio.
-"""
+"""Turn latency as the monitor shows it: the wait itself is read in `call_review.turn_wait` (the review flags
+read it too); here, how it is written and summed up."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Mapping
-
-DURATIONS = ("stt_ms", "engine_ms", "llm_ms", "tts_first_audio_ms")
-
-
-def _moment(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value
-    if isinstance(value, str) and value:
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            return None
-    return None
-
-
-def turn_latency_ms(timings: Mapping[str, Any]) -> float | None:
-    heard, answered = _moment(timings.get("speech_end")), _moment(timings.get("agent_speech_start"))
-    if heard is not None and answered is not None and answered >= heard:
-        return (answered - heard).total_seconds() * 1000
-    parts = [timings.get(name) for name in DURATIONS]
-    parts = [float(p) for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
-    return sum(parts) if parts else None
+from ..call_review.turn_wait import DURATIONS, turn_latency_ms  # noqa: F401  (the monitor's name for it)
 
 
 def format_ms(value: float | None) -> str:

@@ -30,6 +30,7 @@ from appliance.domain import (
     AppointmentRecord,
     Catalog,
     ClinicProfile,
+    DiaryBlock,
     Location,
     PatientRecord,
     Practitioner,
@@ -41,9 +42,21 @@ from appliance.domain import (
 )
 from appliance.store.database import (MAX_NAME_CHARS, MAX_PHONE_CHARS, MAX_TEXT_CHARS, diary_imported_as_is,
                                       durable_commits)
-from appliance.store.slot_policy import BookingIndex, SlotOffer, eligible_practitioners, is_candidate, offer_from_index
+from appliance.store.slot_policy import (BookingIndex, SlotOffer, blocked_what, eligible_practitioners, is_candidate,
+                                         offer_from_index)
 
 HORIZON_DAYS = 90
+
+
+@dataclasses.dataclass(frozen=True)
+class DiaryEntry:
+    """A booked appointment as the front desk's diary shows it."""
+
+    appointment: AppointmentRecord
+    first_name: str
+    last_name: str
+    by_phone: bool                   # made on a call
+    confirmed_aloud: bool | None     # None: not made on a call; False: the caller may not have heard it
 
 
 class StoreError(Exception):
@@ -76,6 +89,18 @@ class InvalidSlot(StoreError):
 
 class SlotTaken(StoreError):
     """The slot was free when offered but is booked now."""
+
+
+class SlotBlocked(SlotTaken):
+    """The slot lies in a block (the practitioner is away, the clinic is closed): as good as taken."""
+
+
+class InvalidBlock(StoreError):
+    """A block that cannot be stored (ends before it starts, an unknown practitioner)."""
+
+
+class BlockNotFound(StoreError):
+    pass
 
 
 class AppointmentNotFound(StoreError):
@@ -276,6 +301,8 @@ class ClinicStore:
                 )
             with diary_imported_as_is(self.db.conn):
                 self._insert_diary(clinic)
+            for block in clinic.block_records():
+                self._insert_block(block, created_by="clinic file")
         self._profile = None
         self._catalog = None
 
@@ -534,6 +561,11 @@ class ClinicStore:
         problem = is_candidate(catalog=catalog, hours=self.profile().hours, booked=booked, slot=slot)
         if problem is not None:
             return SlotTaken, f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is no longer free"
+        end = slot.start + timedelta(minutes=slot.minutes)
+        block = BookingIndex.of((), None, self.blocks_between(slot.start, end)).block_at(slot.practitioner_id,
+                                                                                         slot.start, end)
+        if block is not None:
+            return SlotBlocked, f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is blocked ({blocked_what(block)})"
         return None
 
     def slot_is_free(self, slot: Slot) -> bool:
@@ -575,6 +607,8 @@ class ClinicStore:
         except sqlite3.IntegrityError as error:
             if "slot_taken" in str(error):        # the database's own guard (database.py TRIGGERS)
                 raise SlotTaken(f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is no longer free") from None
+            if "slot_blocked" in str(error):
+                raise SlotBlocked(f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is blocked") from None
             raise
         return record
 
@@ -619,6 +653,75 @@ class ClinicStore:
                 patient_id=old.patient_id, slot=slot, call_id=call_id, rescheduled_from=old.id
             )
         return old, new
+
+    # -- blocks: closures, leave, meetings, holidays ---------------------------
+
+    def _insert_block(self, block: DiaryBlock, *, created_by: str) -> None:
+        self._insert("diary_blocks", {
+            "id": block.id, "practitioner_id": block.practitioner_id, "start": _minute_text(block.start),
+            "end": _minute_text(block.end), "reason": block.reason, "created_at": _second_text(self.now()),
+            "created_by": created_by})
+
+    def blocks_between(self, since: datetime, until: datetime) -> list[DiaryBlock]:
+        """Blocks in force that overlap [since, until), earliest first."""
+        rows = self._rows('SELECT * FROM diary_blocks WHERE removed_at IS NULL AND start < ? AND "end" > ? '
+                          "ORDER BY start, rowid", [_minute_text(until), _minute_text(since)])
+        return [_block(row) for row in rows]
+
+    def block(self, block_id: str) -> DiaryBlock | None:
+        rows = self._rows("SELECT * FROM diary_blocks WHERE id = ? AND removed_at IS NULL", [block_id])
+        return _block(rows[0]) if rows else None
+
+    def add_block(self, *, practitioner_id: str | None, start: datetime, end: datetime, reason: str | None,
+                  created_by: str) -> tuple[DiaryBlock, list[AppointmentRecord]]:
+        """Block [start, end) for one practitioner (None: the whole clinic). Returns the block and the booked
+        appointments already in it, which stay booked for staff to move or cancel: a block stops new bookings."""
+        start, end = start.replace(second=0, microsecond=0), end.replace(second=0, microsecond=0)
+        if not start < end:
+            raise InvalidBlock(f"a block must end after it starts ({start:%Y-%m-%d %H:%M} to {end:%Y-%m-%d %H:%M})")
+        if practitioner_id is not None and not any(p.id == practitioner_id for p in self.catalog().practitioners):
+            raise InvalidBlock(f"unknown practitioner {practitioner_id!r}")
+        reason = " ".join((reason or "").split()) or None
+        check_length("the reason", reason, MAX_NAME_CHARS)
+        block = DiaryBlock(id=self._new_id("blk"), practitioner_id=practitioner_id, start=start, end=end, reason=reason)
+        with self._write():
+            self._insert_block(block, created_by=created_by)
+            clashes = [a for a in self.booked_between(start - timedelta(days=1), end)
+                       if block.covers(a.practitioner_id, a.start, a.start + timedelta(minutes=a.minutes))]
+        return block, clashes
+
+    def remove_block(self, block_id: str, *, removed_by: str) -> DiaryBlock:
+        with self._write():
+            block = self.block(block_id)
+            if block is None:
+                raise BlockNotFound(f"no block {block_id!r} in force")
+            self.db.conn.execute("UPDATE diary_blocks SET removed_at = ?, removed_by = ? WHERE id = ?",
+                                 [_second_text(self.now()), removed_by, block_id])
+        return block
+
+    def booked_between(self, since: datetime, until: datetime) -> list[AppointmentRecord]:
+        """Booked appointments starting in [since, until), by start."""
+        rows = self._rows("SELECT * FROM appointments WHERE status = 'booked' AND start >= ? AND start < ? "
+                          "ORDER BY start, rowid", [_minute_text(since), _minute_text(until)])
+        return [_appointment(row) for row in rows]
+
+    def diary_between(self, since: datetime, until: datetime) -> list[DiaryEntry]:
+        """Booked appointments overlapping [since, until) with their patient's name, by start."""
+        rows = self._rows(
+            "SELECT a.*, p.first_name, p.last_name FROM appointments a JOIN patients p ON p.id = a.patient_id "
+            "WHERE a.status = 'booked' AND a.start >= ? AND a.start < ? ORDER BY a.start, a.rowid",
+            [_minute_text(since - timedelta(days=1)), _minute_text(until)])
+        entries = [DiaryEntry(_appointment(row), row["first_name"], row["last_name"], row["created_by_call"] is not None,
+                              None if row["confirmed_aloud"] is None else bool(row["confirmed_aloud"]))
+                   for row in rows]
+        return [e for e in entries if e.appointment.start + timedelta(minutes=e.appointment.minutes) > since]
+
+    def diary_fingerprint(self) -> tuple[int, ...]:
+        """Changes whenever the diary does (appointments are never deleted, only cancelled; blocks only removed)."""
+        appointments = self.db.conn.execute(
+            "SELECT count(*), coalesce(sum(status = 'cancelled'), 0) FROM appointments").fetchone()
+        blocks = self.db.conn.execute("SELECT count(*), count(removed_at) FROM diary_blocks").fetchone()
+        return (*appointments, *blocks)
 
     # -- callbacks and waitlist ----------------------------------------------
 
@@ -770,6 +873,9 @@ class _DiaryIndex(BookingIndex):
             if appointment_id not in self._seen:
                 self._seen.add(appointment_id)
                 self.add(practitioner_id, datetime.fromisoformat(start), minutes)
+        midnight = datetime.min.time()
+        for block in self._store.blocks_between(datetime.combine(since, midnight), datetime.combine(until, midnight)):
+            self.add_block(block)
 
 
 def _time(text: str):
@@ -784,6 +890,11 @@ def _patient(row: dict[str, Any]) -> PatientRecord:
         dob=date.fromisoformat(row["dob"]),
         phone=row["phone"],
     )
+
+
+def _block(row: dict[str, Any]) -> DiaryBlock:
+    return DiaryBlock(id=row["id"], practitioner_id=row["practitioner_id"], start=datetime.fromisoformat(row["start"]),
+                      end=datetime.fromisoformat(row["end"]), reason=row["reason"])
 
 
 def _appointment(row: dict[str, Any]) -> AppointmentRecord:

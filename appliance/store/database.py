@@ -26,7 +26,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3        # 3: diary_blocks (closures, leave, meetings, holidays)
 DATABASE_MODE = 0o640     # the service's user writes; the front desk's group reads (the monitor)
 
 # Longest free text the store keeps (characters); the triggers below refuse longer rows from any writer.
@@ -169,7 +169,9 @@ CREATE TABLE IF NOT EXISTS calls (
     final_state TEXT,
     end_action TEXT,
     end_reason TEXT,
-    ended_by TEXT
+    ended_by TEXT,
+    summary TEXT,
+    review_flags TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_by_start ON calls (started_at);
 
@@ -223,6 +225,23 @@ CREATE TABLE IF NOT EXISTS tool_calls (
 );
 CREATE INDEX IF NOT EXISTS tool_calls_by_call ON tool_calls (call_id, id);
 
+-- Time nobody may be booked in: one practitioner's, or the whole clinic's when practitioner_id is NULL (a
+-- closure day, a holiday). From the clinic file (created_by 'clinic file') or staff (their OS user). A removed
+-- block stays, with who removed it, so the diary's history can be read back.
+CREATE TABLE IF NOT EXISTS diary_blocks (
+    id TEXT PRIMARY KEY,
+    practitioner_id TEXT REFERENCES practitioners(id),
+    start TEXT NOT NULL,
+    "end" TEXT NOT NULL,
+    reason TEXT,
+    created_at TEXT,
+    created_by TEXT,
+    removed_at TEXT,
+    removed_by TEXT,
+    CHECK (start < "end")
+);
+CREATE INDEX IF NOT EXISTS diary_blocks_by_time ON diary_blocks (start, "end");
+
 CREATE TABLE IF NOT EXISTS journal_replayed (
     id TEXT PRIMARY KEY,
     replayed_at TEXT NOT NULL
@@ -234,6 +253,8 @@ ADDED_COLUMNS = (
     ("calls", "end_reason", "TEXT"),
     ("calls", "ended_by", "TEXT"),
     ("appointments", "confirmed_aloud", "INTEGER"),
+    ("calls", "summary", "TEXT"),           # call_review: written when the call ends
+    ("calls", "review_flags", "TEXT"),
 )
 
 _END = "strftime('%Y-%m-%dT%H:%M', {row}.start, '+' || {row}.minutes || ' minutes')"
@@ -260,12 +281,22 @@ _PATIENT_CHECKS = [(f"length(NEW.first_name) > {MAX_NAME_CHARS} OR length(NEW.la
 _CALLBACK_CHECKS = [(f"length(NEW.name) > {MAX_NAME_CHARS} OR length(NEW.phone) > {MAX_PHONE_CHARS} "
                      f"OR length(NEW.reason) > {MAX_TEXT_CHARS} OR length(NEW.note) > 2 * {MAX_TEXT_CHARS}",
                      "too_long: callback text is longer than the store keeps")]
+# A booking in a block is refused too (blocks themselves may be laid over bookings: staff then move those).
+_BLOCK_CHECKS = [
+    ("EXISTS (SELECT 1 FROM diary_blocks b WHERE b.removed_at IS NULL AND (b.practitioner_id IS NULL OR "
+     "b.practitioner_id = NEW.practitioner_id) AND b.start < " + _END.format(row="NEW") + ' AND NEW.start < b."end")',
+     "slot_blocked: the practitioner is away or the clinic is closed then"),
+]
+_BOOKING_CHANGES = "UPDATE OF status, start, minutes, practitioner_id, patient_id"
 APPOINTMENT_TRIGGERS = [
     _guard_trigger("appointments_no_overlap_insert", "INSERT", "appointments", "NEW.status = 'booked'",
                    _APPOINTMENT_CHECKS),
-    _guard_trigger("appointments_no_overlap_update",
-                   "UPDATE OF status, start, minutes, practitioner_id, patient_id", "appointments",
+    _guard_trigger("appointments_no_overlap_update", _BOOKING_CHANGES, "appointments",
                    "NEW.status = 'booked'", _APPOINTMENT_CHECKS),
+    _guard_trigger("appointments_not_blocked_insert", "INSERT", "appointments", "NEW.status = 'booked'",
+                   _BLOCK_CHECKS),
+    _guard_trigger("appointments_not_blocked_update", _BOOKING_CHANGES, "appointments",
+                   "NEW.status = 'booked'", _BLOCK_CHECKS),
 ]
 TRIGGERS = APPOINTMENT_TRIGGERS + [
     _guard_trigger("patients_text_insert", "INSERT", "patients", "1", _PATIENT_CHECKS),
@@ -280,7 +311,8 @@ TRIGGERS = APPOINTMENT_TRIGGERS + [
 def diary_imported_as_is(conn: sqlite3.Connection) -> Iterator[None]:
     """Inside a transaction: the clinic file's own diary is loaded as the clinic keeps it (its checks are the
     clinic schema's); the booking guards are back before the transaction commits."""
-    for name in ("appointments_no_overlap_insert", "appointments_no_overlap_update"):
+    for name in ("appointments_no_overlap_insert", "appointments_no_overlap_update",
+                 "appointments_not_blocked_insert", "appointments_not_blocked_update"):
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     yield
     for trigger in APPOINTMENT_TRIGGERS:

@@ -14,6 +14,9 @@ reply has played to its end) or a later turn in which the caller speaks (the
 call went on past it) marks it 1. Recovery after a crash and the monitor ask
 staff to confirm those still 0.
 
+When the call ends (and when its last turn's timings come after that) its summary and review flags are
+written on the call in the same transaction (`call_review.store_review`).
+
 Writes retry within the call's `WriteBudget` while the database is locked or
 full. When it still refuses, a `RecordError` (with `storage` true) names the
 database file; with a `FallbackJournal`, `write_batch` keeps the entries there
@@ -33,6 +36,7 @@ T = TypeVar("T")
 
 import sqlite_utils
 
+from ..call_review import store_review
 from .database import durable_commits
 from .write_budget import WriteBudget, is_refusal
 
@@ -232,6 +236,7 @@ class CallRecorder:
                          f"ON CONFLICT (call_id, seq) DO UPDATE SET {updates}", list(row.values()))
             if caller_text:
                 self._mark_heard(conn, call_id, seq - 1)
+            self._review_if_ended(conn, call_id)     # the engine records the last turn after the call's end
 
         self._transaction(f"turn {seq} of call {call_id!r}", body)
 
@@ -239,6 +244,12 @@ class CallRecorder:
         """The reply of turn `seq` was played to the caller to its end: what it confirmed has been heard."""
         self._transaction(f"turn {seq} of call {call_id!r} heard", lambda conn: self._mark_heard(conn, call_id, seq),
                           limit_s=AFTER_REPLY_WAIT_S)
+
+    @staticmethod
+    def _review_if_ended(conn: sqlite3.Connection, call_id: str) -> None:
+        ended = conn.execute("SELECT ended_at IS NOT NULL FROM calls WHERE id = ?", [call_id]).fetchone()
+        if ended and ended[0]:
+            store_review(conn, call_id)
 
     @staticmethod
     def _mark_heard(conn: sqlite3.Connection, call_id: str, seq: int) -> None:
@@ -306,6 +317,7 @@ class CallRecorder:
                                   [*values.values(), call_id, seq])
             if cursor.rowcount == 0:
                 raise RecordError(f"no turn {seq} of call {call_id!r} in {self._where()}: record the turn first")
+            self._review_if_ended(conn, call_id)     # the last turn's timings arrive after the call has ended
 
         self._transaction(f"timings of turn {seq} of call {call_id!r}", body, limit_s=AFTER_REPLY_WAIT_S)
 
@@ -322,6 +334,7 @@ class CallRecorder:
                 [iso(ended_at), outcome, final_state, end_action, reason, ended_by, call_id])
             if cursor.rowcount == 0:
                 raise RecordError(f"no call {call_id!r} in {self._where()}: record call_started first")
+            store_review(conn, call_id)
 
         self._transaction(f"the end of call {call_id!r}", body)
 

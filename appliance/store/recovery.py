@@ -4,7 +4,7 @@
 fallback journal is replayed (records and callbacks the database refused),
 then every call still without an end is closed as `interrupted`, with why and
 at the moment its record last moved, and the caller gets a callback request
-when their number is known. A booking such a call made that the caller may not
+when their number is known (the call's summary, written then, is its first note). A booking such a call made that the caller may not
 have heard confirmed (`confirmed_aloud = 0`) is named in that request, so the
 front desk confirms it with the patient; marking the request done marks the
 booking heard (`ClinicStore.mark_callback_done`).
@@ -22,6 +22,7 @@ from typing import Any
 
 import sqlite_utils
 
+from ..call_review import store_review
 from .clinic_store import ClinicStore
 
 log = logging.getLogger("appliance.store")
@@ -63,6 +64,7 @@ def recover(db: sqlite_utils.Database, *, journal: Any = None, reason: str = CRA
                          [last, final[0] if final else None, reason, call_id])
             unconfirmed = _unconfirmed(conn, call_id)
             raised = _callback(store, call_id, caller_id, "cut_off: " + reason, unconfirmed)
+            store_review(conn, call_id)
         report.interrupted.append(call_id)
         report.callbacks += raised
         report.unconfirmed += len(unconfirmed)
@@ -79,7 +81,10 @@ def ask_staff_to_confirm(db: sqlite_utils.Database, call_id: str, caller_id: str
         unconfirmed = _unconfirmed(db.conn, call_id)
         if not unconfirmed:
             return False
-        return bool(_callback(store, call_id, caller_id, CONFIRM_REASON, unconfirmed))
+        raised = bool(_callback(store, call_id, caller_id, CONFIRM_REASON, unconfirmed))
+        if raised:
+            store_review(db.conn, call_id)     # the summary now names the callback, and becomes its note
+        return raised
 
 
 def _last_moment(conn: sqlite3.Connection, call_id: str) -> str | None:

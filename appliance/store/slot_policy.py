@@ -7,6 +7,9 @@ the request and `now`, so that a scenario can name the slot it expects.
   range; a candidate counts where the whole service fits inside that range,
   overlaps none of that practitioner's booked appointments (at any location),
   and starts strictly after `now`.
+- A candidate that overlaps a block of its practitioner's (leave, a meeting)
+  or a block of the whole clinic's (a closure day, a holiday) does not count
+  for that practitioner.
 - Practitioners considered: those who offer the service at the location (or
   only the one asked for), in clinic-file order; at each start time the first
   listed who is free takes it.
@@ -24,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from appliance.domain import ANYONE, AppointmentRecord, Catalog, Practitioner, Slot, TimeRange, TimeWindow
+from appliance.domain import ANYONE, AppointmentRecord, Catalog, DiaryBlock, Practitioner, Slot, TimeRange, TimeWindow
 
 STEP = timedelta(minutes=15)
 
@@ -52,21 +55,32 @@ def eligible_practitioners(
 
 
 class BookingIndex:
-    """Booked intervals per practitioner per day, for quick overlap checks.
+    """Booked and blocked intervals per practitioner per day, for quick overlap checks.
 
     `offer_slots` builds one from a list; the store feeds one lazily from the
     database (a week at a time) through `offer_from_index`."""
 
     def __init__(self) -> None:
         self._by_day: dict[tuple[str, date], list[tuple[datetime, datetime]]] = defaultdict(list)
+        self._blocks: dict[str, DiaryBlock] = {}
 
     @classmethod
-    def of(cls, booked: Iterable[AppointmentRecord], practitioner_ids: set[str] | None = None) -> BookingIndex:
+    def of(cls, booked: Iterable[AppointmentRecord], practitioner_ids: set[str] | None = None,
+           blocks: Iterable[DiaryBlock] = ()) -> BookingIndex:
         index = cls()
         for appointment in booked:
             if appointment.status == "booked" and (practitioner_ids is None or appointment.practitioner_id in practitioner_ids):
                 index.add(appointment.practitioner_id, appointment.start, appointment.minutes)
+        for block in blocks:
+            index.add_block(block)
         return index
+
+    def add_block(self, block: DiaryBlock) -> None:
+        self._blocks[block.id] = block
+
+    def block_at(self, practitioner_id: str, start: datetime, end: datetime) -> DiaryBlock | None:
+        """The first block that takes [start, end) away from this practitioner, if any."""
+        return next((b for b in self._blocks.values() if b.covers(practitioner_id, start, end)), None)
 
     def add(self, practitioner_id: str, start: datetime, minutes: int) -> None:
         end = start + timedelta(minutes=minutes)
@@ -77,11 +91,12 @@ class BookingIndex:
             if datetime.combine(day, datetime.min.time()) >= end:
                 break
 
+    def booked(self, practitioner_id: str, start: datetime, end: datetime) -> bool:
+        return any(start < booked_end and booked_start < end
+                   for booked_start, booked_end in self._by_day.get((practitioner_id, start.date()), ()))
+
     def free(self, practitioner_id: str, start: datetime, end: datetime) -> bool:
-        for booked_start, booked_end in self._by_day.get((practitioner_id, start.date()), ()):
-            if start < booked_end and booked_start < end:
-                return False
-        return True
+        return not self.booked(practitioner_id, start, end) and self.block_at(practitioner_id, start, end) is None
 
 
 def _starts_in(day: date, ranges: tuple[TimeRange, ...], length: timedelta) -> list[tuple[datetime, datetime]]:
@@ -108,13 +123,14 @@ def offer_slots(
     now: datetime,
     count: int = 2,
     horizon_days: int = 90,
+    blocks: Iterable[DiaryBlock] = (),
 ) -> SlotOffer:
     """The slots to offer for one request (see the module docstring for the policy)."""
     ids = {p.id for p in eligible_practitioners(catalog, service_id, location_id, practitioner_id)}
     return offer_from_index(
         catalog=catalog,
         hours=hours,
-        bookings=BookingIndex.of(booked, ids),
+        bookings=BookingIndex.of(booked, ids, blocks),
         service_id=service_id,
         location_id=location_id,
         practitioner_id=practitioner_id,
@@ -202,6 +218,7 @@ def is_candidate(
     hours: dict[int, tuple[TimeRange, ...]],
     booked: Iterable[AppointmentRecord],
     slot: Slot,
+    blocks: Iterable[DiaryBlock] = (),
 ) -> str | None:
     """Why `slot` is not a bookable candidate under this policy, or None when it is.
 
@@ -222,6 +239,17 @@ def is_candidate(
     end = slot.start + length
     if not any(start == slot.start for start, _ in _starts_in(slot.start.date(), hours.get(slot.start.weekday(), ()), length)):
         return "the slot is not a start time within opening hours"
-    if not BookingIndex.of(booked, {slot.practitioner_id}).free(slot.practitioner_id, slot.start, end):
+    index = BookingIndex.of(booked, {slot.practitioner_id}, blocks)
+    if index.booked(slot.practitioner_id, slot.start, end):
         return "the practitioner is booked at that time"
+    block = index.block_at(slot.practitioner_id, slot.start, end)
+    if block is not None:
+        return f"the time is blocked ({blocked_what(block)})"
     return None
+
+
+def blocked_what(block: DiaryBlock) -> str:
+    """A block in words for a refusal: whose, when and why (no patient data in it)."""
+    whose = block.practitioner_id or "the whole clinic"
+    return f"{whose} {block.start:%Y-%m-%d %H:%M} to {block.end:%Y-%m-%d %H:%M}" + (
+        f": {block.reason}" if block.reason else "")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from anyascii import anyascii
 from rapidfuzz import fuzz
 
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
@@ -250,7 +251,8 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             continue
         if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)):
             break
-        if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS:
+        if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS \
+                and not _stands_as_a_name(ct, j, blocked):
             break
         parts.append(tok)
         words.append(tok)
@@ -258,6 +260,19 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
     if not parts:
         return None
     return _Run(tuple(parts), i, j, all(_ambiguous(w) for w in words))
+
+
+def _stands_as_a_name(ct: CallerText, j: int, blocked: frozenset[str]) -> bool:
+    """A word with an ordinary word's ending ("-ing", "-ly") that still stands as a name: the whole answer, or
+    followed in its clause by a clear name word ("Xiaoling Wong", "Fleming", "it's Jing"). An ordinary word
+    with that ending is followed by more of the sentence ("wondering if", "hoping to")."""
+    tokens = ct.tokens
+    nxt = j + 1
+    while nxt < len(tokens) and tokens[nxt] in _TRAILING_POLITE and nxt not in ct.clause_starts:
+        nxt += 1
+    if nxt >= len(tokens) or nxt in ct.clause_starts:
+        return True
+    return _name_like(tokens[nxt], blocked) and not _ambiguous(tokens[nxt])
 
 
 def _article_ending_clause(ct: CallerText, j: int) -> bool:
@@ -390,7 +405,7 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
                 return _respell(_person(later.parts, "first"), ct, spelled)
     if run is None:
         if spelled:
-            return _from_letters(spelled, name_part)
+            return _from_letters(spelled, name_part, ct)
         return None
     rest = [t for t in tokens[run.end:] if t not in _TRAILING_POLITE]
     whole = not rest
@@ -405,7 +420,7 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
             if not after and not (run.ambiguous and second.ambiguous):
                 return PersonName(first=title_case(second.parts[0]), last=title_case(run.parts[0]))
     if run.ambiguous and not whole:
-        return _from_letters(spelled, name_part) if spelled else None
+        return _from_letters(spelled, name_part, ct) if spelled else None
     if name_part == "spelling" and len(run.parts) == 1:
         return None  # one word spelled: the engine knows which part it asked to have spelled
     single = _single_part(name_part)
@@ -430,23 +445,31 @@ def _surname_after_bent_words(ct: CallerText, run: _Run, name_part: str, spelled
     return title_case(tail.parts[0]) if tail is not None and not tail.ambiguous else None
 
 
-def _from_letters(spelled: list[Spelled], name_part: str) -> PersonName | None:
+def _from_letters(spelled: list[Spelled], name_part: str, ct: CallerText | None = None) -> PersonName | None:
     """A name from letters alone: the part asked for; with two runs, first
     and last; one run while asked to spell (which part is the engine's to
-    know) gives no name, only `spelled`."""
+    know) gives no name, only `spelled`. A word said beside the letters that they spell without its accents
+    ("L E, Lê") is kept as said."""
+    def word(s: Spelled) -> str:
+        if ct is not None:
+            for tok in ct.tokens:
+                if not tok.isascii() and anyascii(tok).lower() == s.letters.lower():
+                    return title_case(tok)
+        return title_case(s.letters.lower())
+
     if name_part == "first":
-        return PersonName(first=title_case(spelled[0].letters.lower()), last=None)
+        return PersonName(first=word(spelled[0]), last=None)
     if name_part == "last":
-        return PersonName(first=None, last=title_case(spelled[-1].letters.lower()))
+        return PersonName(first=None, last=word(spelled[-1]))
     if len(spelled) >= 2:
-        return PersonName(first=title_case(spelled[0].letters.lower()), last=title_case(spelled[-1].letters.lower()))
+        return PersonName(first=word(spelled[0]), last=word(spelled[-1]))
     if name_part == "full":
-        return PersonName(first=None, last=title_case(spelled[0].letters.lower()))
+        return PersonName(first=None, last=word(spelled[0]))
     return None
 
 
 def _spells(letters: str, word: str) -> bool:
-    letters, word = letters.lower(), word.replace("-", "").replace("'", "")
+    letters, word = letters.lower(), anyascii(word.replace("-", "").replace("'", "")).lower()
     if letters == word:
         return True
     return letters[:1] == word[:1] and fuzz.ratio(letters, word) >= 60
@@ -458,10 +481,18 @@ def _respell(name: PersonName, ct: CallerText, spelled: list[Spelled]) -> Person
     first, last = name.first, name.last
     for s in spelled:
         if last and _spells(s.letters, last.lower()):
-            last = title_case(s.letters.lower())
+            last = _spelled_or_said(s.letters, last)
         elif first and _spells(s.letters, first.lower()):
-            first = title_case(s.letters.lower())
+            first = _spelled_or_said(s.letters, first)
     return PersonName(first=_as_written(first, ct.raw), last=_as_written(last, ct.raw))
+
+
+def _spelled_or_said(letters: str, said: str) -> str:
+    """The spelled letters, or the word as said where the letters are that word without its accents or script
+    ("L E" for "Lê", "O D E G A A R D" for "Ødegaard"): a caller spells in the letters a phone keypad has."""
+    if anyascii(said).lower().replace(" ", "") == letters.lower():
+        return said
+    return title_case(letters.lower())
 
 
 def _written(word: str, raw: str) -> str | None:

@@ -77,7 +77,7 @@ class RepairContext:
     holds: Callable[[str, Any, datetime], bool]   # (lower-cased text, match, now) -> applies here
 
 
-_DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well)\b)"
+_DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well|one|two|three|four|five|six|seven|eight|nine)\b)"
 _BEFORE_DIGIT = regex.compile(_DIGIT_WORD + r"[\s,.\-]*$")
 _AFTER_DIGIT = regex.compile(r"^[\s,.\-]*(?:" + _DIGIT_WORD + r"|$)")
 _NUMBER_BEFORE = regex.compile(r"\d(?:st|nd|rd|th)?[\s,.\-]*$")
@@ -223,6 +223,14 @@ class Question:
     short_answer_phrases: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers, as written)
     repairs: tuple[Repair, ...] = ()
     asks: str = ""
+    reported_as: str | None = None
+
+    @property
+    def reported(self) -> str:
+        """The name the engine reports it waits for: the scenario format's fixed answer names, so a question
+        the format has no name for (a surname spelled, asked on its own) is answered as the format's nearest
+        one ("spelling")."""
+        return self.reported_as or self.name
 
     def wants(self, kind: str) -> bool:
         """Whether this question asks for `kind` of answer."""
@@ -300,6 +308,7 @@ class _QuestionEntry(BaseModel):
     keypad: Keypad = "words"
     short_answers: dict[str, list[str]] = Field(default_factory=dict)
     repairs: list[_RepairEntry] = Field(default_factory=list)
+    reported_as: str | None = None
 
     @field_validator("answered_by", "expects", mode="before")
     @classmethod
@@ -360,8 +369,12 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
             name=str(name), expects=frozenset(entry.expects), personal=entry.personal, name_part=entry.name_part,
             answered_by=frozenset(entry.answered_by), stt_prompt=entry.stt_prompt, patience_s=entry.patience_s,
             keypad=entry.keypad, short_answers=short, short_answer_phrases=phrases, repairs=tuple(repairs),
-            asks=entry.asks,
+            asks=entry.asks, reported_as=entry.reported_as,
         )
+    for name, question in questions.items():
+        if question.reported_as is not None and question.reported_as not in questions:
+            raise QuestionError(f"{source}: questions.{name}.reported_as: {question.reported_as!r} is no declared "
+                                f"question")
     if "none" not in questions:
         questions["none"] = Question("none", expects=frozenset({"more"}), asks="nothing: the call is ending")
     return questions

@@ -153,6 +153,7 @@ ADDRESS = (
          r"\bwhere (?:exactly |abouts |about )?(?:is|are|abouts|about)\b(?! (?:my|our|his|her)\b)"
          r"(?! you (?:calling|ringing|from)\b)",
          r"\bwhere(?: are| is)? (?:you|the clinic|your clinic|it|that|this) (?:located|based|situated)\b",
+         r"\bwhereabouts\b(?! (?:is |are )?(?:my|our|his|her)\b)",
          r"\b(?:what is|what are|give me|tell me|need|send me|have) (?:the|your|its|their) (?:street )?address\b",
          r"\baddress(?<!my address)(?<!home address)(?:es)?\b(?! is\b)",
          r"\bdirections\b|\bhow (?:do|can) i (?:get|find) (?:there|to you|you|to the clinic|to it)\b",

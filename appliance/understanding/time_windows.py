@@ -122,18 +122,19 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     return first
 
 
-def _greeting(ct: CallerText, k: int) -> bool:
+def _greeting(ct: CallerText, k: int, window_asked: bool) -> bool:
     """ "Good morning", or "Morning, I'd like ...": a greeting, not a time the caller wants ("Morning." alone
-    answers when they would like to come)."""
+    answers when they would like to come). Once a day or time has been asked for, "Afternoon, on Thursday" is
+    the answer: only "good morning" still greets."""
     if k > 0 and ct.tokens[k - 1] == "good":
         return True
-    return (k == 0 or ct.tokens[k - 1] in _HELLO) and k + 1 < len(ct.tokens) and k + 1 in ct.clause_starts
+    return not window_asked and (k == 0 or ct.tokens[k - 1] in _HELLO) and k + 1 < len(ct.tokens) and k + 1 in ct.clause_starts
 
 
 _HELLO = frozenset({"hi", "hello", "hey", "oh"})
 
 
-def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, time | None]:
+def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[str | None, time | None, time | None]:
     if ct.words.isdisjoint(_PART_WORDS):
         return None, None, None
     tokens = ct.tokens
@@ -141,7 +142,7 @@ def _part_of_day(ct: CallerText, excluded) -> tuple[str | None, time | None, tim
         if tok not in _PART_WORDS or excluded(k, k + 1):
             continue
         prev = tokens[k - 1] if k > 0 else ""
-        if _greeting(ct, k):
+        if _greeting(ct, k, window_asked):
             continue
         if tok in _PARTS or (tok == "night" and prev in ("at", "tomorrow", "monday", "tuesday", "wednesday",
                                                           "thursday", "friday", "saturday", "sunday")):
@@ -295,7 +296,7 @@ def find_window(
     wanted = [d for d in found if not excluded(d.start, d.end_index) and not _negated(ct, d.start)
               and not refused_here(ct, d.start, d.end_index)]
     day = _combine_days(ct, wanted)
-    part, lo, hi = _part_of_day(ct, excluded)
+    part, lo, hi = _part_of_day(ct, excluded, question.wants("window"))
     if part is None and day is not None and day.part is not None:
         part = day.part
         lo, hi = _PARTS[part]

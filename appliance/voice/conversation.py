@@ -60,7 +60,7 @@ EventSink = Callable[["CallEvent"], None]
 # why a call was ended from outside the conversation: (outcome, reason, staff user or None); engine.cut's arguments
 Cut = tuple[str, str, "str | None"]
 
-HOLD_GAP_S = 1.2        # the longest quiet between holding lines while a turn takes long
+HOLD_GAP_S = 0.6        # the longest quiet between holding lines while a turn takes long
 HOLD_LINE_WAIT_S = 10.0  # a holding line that never reports played is given up on after this
 
 
@@ -126,7 +126,7 @@ class _Speech:
 
 class EngineProcessor(FrameProcessor):
     def __init__(self, *, host: EngineHost, engine: Any, call_info: CallInfo = CallInfo(),
-                 filler_after_ms: float = 300, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
+                 filler_after_ms: float = 400, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
                  rephraser: Any = None, timezone: str | None = None, on_event: EventSink | None = None,
                  on_transfer: TransferHandler | None = None, call_id: str = "-", **kwargs):
         super().__init__(**kwargs)
@@ -289,7 +289,12 @@ class EngineProcessor(FrameProcessor):
         await self._answer(result, timing, caller_text=frame.text)
 
     async def _ask_engine(self, timing: TurnTiming, method, *args) -> TurnResult | None:
-        filler = self.create_task(self._filler_after(self.filler_after_ms / 1000, timing))
+        delay = self.filler_after_ms / 1000
+        if timing.turn_end is not None and self._write_may_follow():
+            # after a read-back the answer may start a write, and the caller has already waited through the
+            # transcription: the filler comes `filler_after_ms` after their turn ended, not after the engine began
+            delay = max(0.0, delay - (time.time() - timing.turn_end))
+        filler = self.create_task(self._filler_after(delay, timing))
         started = time.time()
         try:
             result, llm_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
@@ -324,6 +329,11 @@ class EngineProcessor(FrameProcessor):
         if attempt.used:
             return dataclasses.replace(result, reply=attempt.text)
         return result
+
+    def _write_may_follow(self) -> bool:
+        """The last question was a read-back: a yes now runs a write (a store that is slow or locked)."""
+        question = self.results[-1].question if self.results else None
+        return question is not None and question.read_back
 
     async def _filler_after(self, delay: float, timing: TurnTiming) -> None:
         """A filler after `delay`; then, while the engine still works, a holding line HOLD_GAP_S after each one

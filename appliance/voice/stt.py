@@ -68,6 +68,8 @@ QUIET_SHARE = 0.4        # of the window, the least quiet left after the clip (r
 # faster-whisper's no-speech rule: dropped when Whisper thinks there is no speech and is unsure of the words
 NO_SPEECH_PROB = 0.6
 LOG_PROB_FLOOR = -1.0
+# how a prompt of expected words is put to Whisper (see framed_prompt)
+PROMPT_FRAME = "Words you may hear: {}."
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,9 @@ class Transcript:
 def clean_transcript(text: str, hotwords: str | None = None) -> str:
     """The caller's words without noise tags or decoding loops; "" when no real words remain."""
     text = _NOISE.sub(" ", text)
+    lead = PROMPT_FRAME.split("{}")[0].strip(" :")
+    if lead and text.strip().lower().startswith(lead.lower()):   # the prompt's frame said back
+        text = text.strip()[len(lead):].lstrip(" :")
     text = collapse_loops(" ".join(text.split()), hotwords)
     if not _LETTERS.search(text):
         return ""
@@ -162,6 +167,17 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
                 end += 1  # a last copy cut short by the token cap
             return n, end
     return None
+
+
+def framed_prompt(hotwords: str) -> str:
+    """The prompt as Whisper is given it. Whisper reads its prompt as words already said, so a bare list ending
+    in words the caller then begins with ("..., the second one" before "the second one, please") had those
+    first words dropped: a list of words is given as a list that has ended. Digits alone stay bare: framed, they
+    led Whisper to join and drop digits of a phone number (bench/hearing.py)."""
+    words = hotwords.strip().rstrip(".,;")
+    if not any(ch.isalpha() for ch in words):
+        return words
+    return PROMPT_FRAME.format(words)
 
 
 def hotwords_for(catalog, profile=None) -> str:
@@ -238,7 +254,8 @@ class WhisperTranscriber:
         encoded = self.model.encode(np.ascontiguousarray(features[:, :frames]))
         prompt: list[int] = []
         if hotwords:   # as faster-whisper lays out its prompt: hot words as if said before
-            prompt = [tokenizer.sot_prev, *tokenizer.encode(" " + hotwords.strip())[: self.model.max_length // 2 - 1]]
+            framed = framed_prompt(hotwords)
+            prompt = [tokenizer.sot_prev, *tokenizer.encode(" " + framed)[: self.model.max_length // 2 - 1]]
         prompt += [*tokenizer.sot_sequence, tokenizer.no_timestamps]
         most = TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE)
         result = self.model.model.generate(
@@ -255,7 +272,7 @@ class WhisperTranscriber:
         segments, _ = self.model.transcribe(
             audio, language="en", task="transcribe", beam_size=self.beam_size, best_of=1, temperature=0.0,
             condition_on_previous_text=False, without_timestamps=True, vad_filter=False,
-            hotwords=hotwords or None, no_speech_threshold=NO_SPEECH_PROB, log_prob_threshold=LOG_PROB_FLOOR,
+            hotwords=framed_prompt(hotwords) if hotwords else None, no_speech_threshold=NO_SPEECH_PROB, log_prob_threshold=LOG_PROB_FLOOR,
             max_new_tokens=TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE),
         )
         segments = list(segments)

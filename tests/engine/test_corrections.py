@@ -86,7 +86,7 @@ def test_a_letter_change_that_fits_neither_name_asks_for_a_spelling(call):
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
         "oh four one two, three four five, six seven eight")
-    assert engine.turn("no, it's with a Q").waiting_for == "spell_last"
+    assert engine.turn("no, it's with a Q").question.name == "spell_last"
 
 
 @pytest.mark.parametrize("garbled", ["Calmequo Quo", "Zxqv Vlorp"])
@@ -94,10 +94,10 @@ def test_a_name_unlike_any_name_is_spelled_before_it_reaches_a_record(call, garb
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", garbled, "the 15th of June 1988")
     asked = engine.turn("oh four one two, three four five, six seven eight")
-    assert asked.waiting_for == "spell_last"
+    assert asked.question.name == "spell_last"
     asked = engine.turn("K W O K, Kwok")
     assert engine.ctx.last_name == "Kwok"
-    assert asked.waiting_for == "spell_first"
+    assert asked.question.name == "spell_first"
     read_back = engine.turn("it's C A R M E N")
     assert read_back.waiting_for == "confirm" and "Carmen Kwok" in read_back.reply
     assert garbled.split()[0] not in read_back.reply
@@ -124,3 +124,39 @@ def test_a_change_of_day_with_its_reason_offers_the_new_day_and_never_the_refuse
     assert all(s.start.date() not in (date(2026, 11, 26), date(2026, 11, 27)) for s in engine.ctx.offered), refused.reply
     say(engine, "the first one", "yes")
     assert engine.ctx.booked is not None and engine.ctx.booked.start.date() not in (date(2026, 11, 26), date(2026, 11, 27))
+
+
+# the answer names of the scenario format (what a simulated caller's `answers` are keyed by)
+SCENARIO_ANSWER_NAMES = {"intent", "full_name", "first_name", "last_name", "spelling", "dob", "phone", "service",
+                         "location", "practitioner", "time_preference", "slot_choice", "confirm", "booking_choice",
+                         "callback_reason", "anything_else", "none"}
+
+
+def test_a_spelling_asked_name_by_name_is_reported_by_the_scenario_format_s_names(flow):
+    for name in ("spell_last", "spell_first"):
+        assert flow.questions[name].reported in SCENARIO_ANSWER_NAMES
+
+
+def test_a_rare_surname_s_spelling_is_answered_from_the_scenario_s_spelling(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Calmequo Quo", "the 15th of June 1988")
+    asked = engine.turn("oh four one two, three four five, six seven eight")
+    assert asked.waiting_for == "spelling"
+
+
+@pytest.mark.parametrize("again", ["Thu Hà", "it's Folake", "Đức, D U C"])
+def test_a_rare_first_name_said_again_rather_than_spelled_is_not_asked_for_again(call, again):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Zxqv Smith", "the 15th of June 1988")
+    asked = engine.turn("oh four one two, three four five, six seven eight")
+    assert asked.question.name == "spell_first"
+    next_question = engine.turn(again).question.name
+    assert next_question in ("confirm", "spell_last")      # a two-word answer may be heard as a new surname
+
+
+def test_both_names_spelled_when_the_surname_was_asked_for_are_first_name_and_surname(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Zxqv Vlorp", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    read_back = engine.turn("A R O H A, N G A T A")
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Aroha", "Ngata"), read_back.reply

@@ -207,3 +207,15 @@ def test_callback_never_attaches_an_unproven_patient(tools, store):
     assert run.ok
     rows = store.callback_requests()
     assert rows[-1]["patient_id"] is None
+
+
+def test_a_time_the_store_refused_as_taken_is_never_offered_again_in_the_call(tools, store):
+    identify(tools)
+    first, second = offer(tools)
+    # the patient is booked at that very time with someone else (the store refuses one patient twice at once)
+    store.create_appointment(patient_id="p1", slot=Slot(first.start, "followup", "shah", "north", 30))
+    tools.runner.ledger.confirm(("book", "p1", first.key))
+    refused = tools("CreateAppointment", patient_id="p1", slot=first)
+    assert refused.kind == "pms" and refused.result["code"] == "slot_taken"
+    again = offer(tools)
+    assert first not in again and second in again and len(again) == 2

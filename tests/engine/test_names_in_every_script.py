@@ -61,8 +61,8 @@ def test_a_new_patient_s_name_is_read_back_and_stored_as_given(flow, store, cloc
     engine.turn(said)
     engine.turn("the 4th of March 1985")
     read_back = engine.turn("oh four one two, three four five, six seven eight")
-    while read_back.waiting_for in ("spell_last", "spell_first"):   # a rare name is spelled first
-        part = engine.ctx.last_name if read_back.waiting_for == "spell_last" else engine.ctx.first_name
+    while read_back.question.name in ("spell_last", "spell_first"):   # a rare name is spelled first
+        part = engine.ctx.last_name if read_back.question.name == "spell_last" else engine.ctx.first_name
         read_back = engine.turn(" ".join(anyascii(part).upper()))
     first, last = engine.ctx.first_name, engine.ctx.last_name
     assert unicodedata.is_normalized("NFC", first) and unicodedata.is_normalized("NFC", last)

@@ -6,6 +6,7 @@ import pytest
 from appliance.monitor import MonitorApp
 
 from .recorded_stream import load_stream
+from .review_calls import add_calls_to_review
 from .seeded_clinic import DAY, FLOW, seed_database
 
 NO_SERVICE = "/run/appliance-test/monitor.sock"   # nothing answers there
@@ -21,6 +22,21 @@ def seeded_db(seeded_template, tmp_path):
     """A fresh copy of the seeded day for each test (tests mark callbacks done)."""
     path = tmp_path / "appliance.db"
     shutil.copy(seeded_template, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def review_template(seeded_template, tmp_path_factory):
+    path = tmp_path_factory.mktemp("review") / "appliance.db"
+    shutil.copy(seeded_template, path)
+    return add_calls_to_review(path)
+
+
+@pytest.fixture
+def review_db(review_template, tmp_path):
+    """The seeded day with calls to review added (review_calls.py)."""
+    path = tmp_path / "appliance.db"
+    shutil.copy(review_template, path)
     return path
 
 

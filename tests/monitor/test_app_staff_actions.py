@@ -60,11 +60,14 @@ def test_a_note_is_added_and_the_callback_stays_open(seeded_db):
             assert isinstance(app.screen, TextPrompt)
             await pilot.press(*"no answer", "enter")
             await wait_for(pilot, lambda: not isinstance(app.screen, TextPrompt))
-            assert await wait_for(pilot, lambda: callback(seeded_db, "Maria Rossi")[0][2] is not None)
+            assert await wait_for(pilot, lambda: "alice" in (callback(seeded_db, "Maria Rossi")[0][2] or ""))
 
     run(scenario())
     row, actions = callback(seeded_db, "Maria Rossi")
-    assert row == ("open", None, "alice: no answer")
+    status, done_by, note = row
+    assert (status, done_by) == ("open", None)
+    summary, added = note.split("\n")          # the call's summary was its first note; staff notes follow it
+    assert summary.startswith("Summary: Maria Rossi") and added == "alice: no answer"
     assert actions == [("alice", "alice", "add_callback_note", 1, "monitor")]
 
 

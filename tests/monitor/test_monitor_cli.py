@@ -1,6 +1,7 @@
 """The `appliance monitor` command and the text demo's publishing, from the command line."""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +30,6 @@ def test_the_text_demo_serves_the_monitor_socket_and_removes_it_after(tmp_path):
         assert run.stdout.strip().splitlines()[-1].startswith("PASS demo call")
         assert (data / "demo.db").exists() and not (data / "monitor.sock").exists()
         assert "monitor will not show" not in run.stderr
+        assert (data / "calendars" / "lee.ics").exists()      # the practitioners' feeds, after the call's booking
     finally:
-        for child in data.iterdir():
-            child.unlink()
-        data.rmdir()
+        shutil.rmtree(data)

@@ -153,3 +153,32 @@ def test_name_said_in_the_opening_with_the_task() -> None:
     utterance = hear("hi this is Jon Smyth, I need to cancel my appointment")
     assert utterance.name == PersonName("Jon", "Smyth")
     assert utterance.has("cancel")
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "first", "last"), [
+    ("yeah, it's Xiaoling Wong", "full_name", "Xiaoling", "Wong"),
+    ("it is Jing Li", "full_name", "Jing", "Li"),
+    ("um, Xiaoling", "first_name", "Xiaoling", None),
+    ("John Fleming", "full_name", "John", "Fleming"),
+    ("Sterling, Anna", "full_name", "Anna", "Sterling"),
+])
+def test_a_name_with_an_ordinary_word_s_ending_is_a_name_when_it_stands_as_one(text, waiting_for, first, last):
+    name = hear(text, waiting_for).name
+    assert (name.first, name.last) == (first, last)
+
+
+@pytest.mark.parametrize("text", ["I was wondering if you could help", "hoping to book a massage",
+                                  "booking for Thursday please"])
+def test_an_ordinary_word_with_that_ending_in_a_sentence_is_no_name(text):
+    assert hear(text).name is None
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "last"), [
+    ("L E, Lê", "spell_last", "Lê"),
+    ("Lê, L E", "spell_last", "Lê"),
+    ("O D E G A A R D, Ødegaard", "spell_last", "Ødegaard"),
+    ("Ødegaard, O D E G A A R D", "full_name", "Ødegaard"),
+    ("it is Nguyễn, N G U Y E N", "last_name", "Nguyễn"),
+])
+def test_a_name_spelled_without_its_accents_is_kept_as_said(text, waiting_for, last):
+    assert hear(text, waiting_for).name.last == last

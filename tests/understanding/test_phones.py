@@ -64,3 +64,18 @@ def test_phone_in_a_correction() -> None:
 def test_a_date_of_birth_is_not_a_phone_number() -> None:
     utterance = hear("4 3 85", "dob")
     assert utterance.phone is None
+
+
+@pytest.mark.parametrize(("text", "region", "e164"), [
+    ("312, triple five, a 1 3 0.", "US", "+13125550130"),
+    ("0 4 a 1 2 3 4 5 6 7", "AU", "+61401234567"),
+    ("602 555 a 1 6 3", "US", "+16025550163"),
+    ("0 4 1 2 3 though 5 6 7 8", "AU", "+61412305678"),
+    ("3 1 2 5 5 5 0 1 3 though", "US", "+13125550130"),
+])
+def test_an_oh_written_as_a_word_among_the_digits_of_a_phone_number(text: str, region: str, e164: str) -> None:
+    assert hear(text, "phone", region=region).phone == e164
+
+
+def test_a_among_words_is_still_a_word() -> None:
+    assert hear("it's a mobile, 0412 345 678", "phone").phone == "+61412345678"

@@ -117,6 +117,10 @@ CASES = {
         "what's the address of your city clinic",
         "where exactly are you",
         "which street are you on",
+        "Whereabouts is the North Sydney clinic?",
+        "whereabouts are you",
+        "whereabouts are you based",
+        "and whereabouts is that one",
     ],
     "service_info": [
         "what is a follow-up",

@@ -206,3 +206,32 @@ def test_soon_alone_asks_for_the_soonest_when_asked_when_to_come(said) -> None:
 def test_too_soon_or_not_soon_is_not_the_soonest(said) -> None:
     window = hear(said, "time_preference").window
     assert window is None or window.label != "soonest"
+
+
+@pytest.mark.parametrize(("text", "start", "times"), [
+    ("Afternoon, on Thursday, if you can.", day(26), AFTERNOON),
+    ("Morning, Friday if possible", day(27), MORNING),
+    ("Evening. Tuesday ideally", day(24), EVENING),
+    ("Afternoon, Wednesday please", day(25), AFTERNOON),
+])
+def test_a_part_of_day_said_first_answers_when_a_time_was_asked(text: str, start, times) -> None:
+    window = hear(text, "time_preference").window
+    assert (window.start, window.time_from, window.time_to) == (start, *times)
+
+
+@pytest.mark.parametrize("text", ["Morning, I'd like to book a massage on Thursday",
+                                  "Good afternoon, can I book for Thursday?",
+                                  "Afternoon, I need to see someone Thursday"])
+def test_a_part_of_day_greeting_at_the_opening_is_no_time(text: str) -> None:
+    window = hear(text, "intent").window
+    assert window is not None and (window.time_from, window.time_to) == ANY
+
+
+@pytest.mark.parametrize("text", ["whatever soon is", "Whatever's soon as.", "the soon as, please", "Um, your soon is"])
+def test_soonest_with_its_ending_written_apart_is_soonest_when_a_time_was_asked(text: str) -> None:
+    assert hear(text, "time_preference").window == TimeWindow(label="soonest")
+
+
+@pytest.mark.parametrize("text", ["as soon as I can get in", "soon as you can"])
+def test_as_soon_as_in_a_longer_answer_is_still_soonest(text: str) -> None:
+    assert hear(text, "time_preference").window == TimeWindow(label="soonest")

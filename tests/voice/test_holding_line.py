@@ -46,7 +46,10 @@ class LockedStoreEngine:
                           waiting_for="none")
 
 
-def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_path):
+def held_turn(tmp_path, *, after=None, turn_ended_s_ago: float | None = None, text: str = "yes please"
+              ) -> tuple[float, list[list]]:
+    """One caller turn while another connection holds the write lock: (when the engine was asked, lines said).
+    `after`: the result the caller is answering (a read-back, say)."""
     async def run() -> tuple[float, list[list]]:
         path = tmp_path / "appliance.db"
         open_database(path).close()
@@ -55,19 +58,36 @@ def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_pat
         host = EngineHost("hold")
         engine = await host.call(LockedStoreEngine, path)
         processor = EngineProcessor(host=host, engine=engine, filler_after_ms=700)
+        if after is not None:
+            processor.results.append(after)
         said = timed(processor, line_s=LINE_S)
         started = time.monotonic()
+        turn_end = None if turn_ended_s_ago is None else time.time() - turn_ended_s_ago
         try:
-            await processor._ask_engine(TurnTiming(seq=-1, kind="reply"), engine.turn, "yes please")
+            await processor._ask_engine(TurnTiming(seq=-1, kind="reply", turn_end=turn_end), engine.turn, text)
         finally:
             holder.execute("ROLLBACK")
             holder.close()
             host.close()
         return started, said
 
-    started, said = asyncio.run(run())
+    return asyncio.run(run())
+
+
+def test_a_locked_database_gets_holding_lines_never_two_seconds_of_quiet(tmp_path):
+    started, said = held_turn(tmp_path)
     texts = [text for _, _, text in said]
     assert texts[0] in FILLERS and set(texts[1:]) <= set(HOLDING_LINES) and len(texts) >= 3, texts
     assert said[0][0] - started < 0.9                     # the filler, as soon as the engine is late
     for (_, ended, _), (next_start, _, _) in zip(said, said[1:]):
         assert next_start - ended < 2.0                   # never two seconds of quiet between lines
+
+
+def test_after_a_read_back_the_filler_counts_the_caller_s_wait_from_the_end_of_their_turn(tmp_path):
+    from appliance.understanding.questions import Question
+
+    read_back = TurnResult(reply="Shall I book that?", state="confirm_booking", waiting_for="confirm",
+                           question=Question("confirm", expects=frozenset({"confirmation"})))
+    # the caller's turn ended 0.6 s ago: transcription took that long on a busy box
+    started, said = held_turn(tmp_path, after=read_back, turn_ended_s_ago=0.6, text="yes")
+    assert said and said[0][0] - started < 0.35       # 0.7 s after the turn ended, 0.1 s after the engine began

@@ -81,5 +81,31 @@ def test_a_turn_that_starts_on_a_word_is_heard_not_replaced_by_the_prompt(runtim
     heard = runtime.transcriber.transcribe(pcm, rate, hotwords=prompt)
     assert "calling from local search pro" in heard.text.lower(), heard.text
     assert abs(heard.audio_s - 6.5) < 0.05                    # the lead-in is not counted as the caller's audio
+    # without the quiet lead-in, and with the prompt as a bare list, the prompt's word replaces the turn
     monkeypatch.setattr(stt, "LEAD_IN_S", 0.0)
+    monkeypatch.setattr(stt, "PROMPT_FRAME", "{}")
     assert "search" not in runtime.transcriber.transcribe(pcm, rate, hotwords=prompt).text.lower()
+
+
+@pytest.mark.parametrize("line, prompt, first", [
+    ("the second one please", "the first one, the second one", "second"),
+    ("um, Wicker Park I think", "Dr Anna Novak, initial consultation, Lincoln Square, Wicker Park", "wicker"),
+])
+def test_an_answer_that_begins_with_the_prompt_s_last_words_keeps_them(runtime, line, prompt, first):
+    # Whisper reads its prompt as words already said: a bare list ending in them had them dropped ("please")
+    pcm = (_phone_line(runtime, line) * 32767).astype(np.int16).tobytes()
+    heard = runtime.transcriber.transcribe(pcm, WHISPER_RATE, hotwords=prompt)
+    assert first in heard.text.lower(), heard.text
+
+
+def test_a_prompt_of_words_is_framed_as_a_list_and_digits_stay_bare():
+    from appliance.voice.stt import framed_prompt
+
+    assert framed_prompt("the first one, the second one").endswith("the first one, the second one.")
+    assert framed_prompt("0 1 2 3 4 5 6 7 8 9") == "0 1 2 3 4 5 6 7 8 9"
+
+
+def test_the_prompt_s_frame_said_back_is_no_caller_words():
+    from appliance.voice.stt import clean_transcript
+
+    assert clean_transcript("Words you may hear: Wicker Park", "Wicker Park, Lincoln Square") == "Wicker Park"

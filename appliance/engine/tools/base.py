@@ -43,6 +43,7 @@ class Ledger:
     looked_up: dict[str, AppointmentRecord] = field(default_factory=dict)  # from GetCurrentlyBookedAppts
     confirmed: set[tuple] = field(default_factory=set)                 # read-backs the caller said yes to
     writes: dict[str, tuple[ToolRun, Any]] = field(default_factory=dict)  # identical write -> first result
+    taken: set[str] = field(default_factory=set)      # slot keys the store refused as no longer free: never offered again
 
     def confirm(self, token: tuple) -> None:
         self.confirmed.add(token)

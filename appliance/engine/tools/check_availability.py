@@ -11,6 +11,9 @@ from ..rule_env import RuleEnv, possible_locations
 from .base import Tool, ToolEnv, ToolKind
 
 
+OFFERED = 2   # times offered at once
+
+
 class CheckAvailability(Tool):
     name = "CheckAvailability"
     kind = ToolKind.READ
@@ -28,14 +31,18 @@ class CheckAvailability(Tool):
 
     def call(self, env: ToolEnv, *, service_id: str, location_id: str, practitioner_id: str | None,
              window: TimeWindow) -> dict:
+        # a time the store refused as taken in this call is never offered again (the patient's own booking at
+        # that time, or another writer's): offered again, the caller would go round in circles
+        taken = env.ledger.taken
         offer = env.store.find_slots(
             service_id=service_id, location_id=location_id,
             practitioner_id=None if practitioner_id in (None, ANYONE) else practitioner_id,
-            window=window, now=env.now(),
+            window=window, now=env.now(), count=OFFERED + len(taken),
         )
-        for slot in offer.slots:
+        slots = [slot for slot in offer.slots if slot.key not in taken][:OFFERED]
+        for slot in slots:
             env.ledger.offered[slot.key] = slot
-        return {"slots": list(offer.slots), "in_window": offer.in_window}
+        return {"slots": slots, "in_window": offer.in_window}
 
     def apply(self, raw: dict | None, ctx: CallContext, store) -> None:
         if raw is None:

@@ -106,6 +106,8 @@ class ToolRunner:
             kind, result = "guard", {"error": str(exc)}
         except SlotTaken as exc:
             kind, result = "pms", {"error": str(exc) or "slot no longer free", "code": "slot_taken"}
+            if isinstance(args.get("slot"), Slot):
+                self.ledger.taken.add(args["slot"].key)
         except (StoreError, sqlite3.Error, RecordError) as exc:
             kind, result = "pms", {"error": f"{type(exc).__name__}: {exc}"}
             if is_refusal(exc):

@@ -1,4 +1,5 @@
-"""One call's transcript over the tabs: live (updating, with transfer and end keys) or from History."""
+"""One call's transcript over the tabs: live (updating, with transfer and end keys) or from History (with the
+call's summary and review flags above it)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ..call_reviews import CallReview
 from ..call_timeline import CallTimeline
+from ..widgets.history_view import review_lines
 from ..widgets.transcript_view import TranscriptView, call_heading
 
 
@@ -19,9 +22,10 @@ class CallScreen(Screen):
         Binding("x", "end_call", "End call"),
     ]
 
-    def __init__(self, call: CallTimeline, *, live: bool, now=None) -> None:
+    def __init__(self, call: CallTimeline, *, live: bool, now=None, review: CallReview | None = None) -> None:
         super().__init__()
         self.call = call
+        self.review = review
         self.live = live
         self._now = now
 
@@ -35,6 +39,8 @@ class CallScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._heading(), id="call-heading", classes="call-heading")
+        if self.review is not None:
+            yield Static(Text(review_lines(self.review)), id="call-review", classes="call-review")
         yield TranscriptView(self.call, with_record=not self.live, id="call-transcript")
         yield Footer()
 

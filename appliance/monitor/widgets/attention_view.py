@@ -1,5 +1,5 @@
-"""Needs attention: open callbacks to work through, bookings a caller may not have heard, calls handed off
-today, calls cut off or failed."""
+"""Needs attention: open callbacks to work through (their first note is the call's summary), bookings a caller
+may not have heard, calls handed off today, calls cut off or failed (each with its summary)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from .row_table import RowTable, fit
 CALLBACK_COLUMNS = (("Who", "who", 14), ("Number", "phone", 13), ("When", "when", 11), ("Urgency", "urgency", 7),
                     ("Reason · note", "reason", None))
 HANDOFF_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 11),
-                   ("Last state", "state", None))
+                   ("Summary", "summary", None))
 FAILED_COLUMNS = (("Who", "who", 16), ("Number", "number", 13), ("Started", "when", 11), ("Outcome", "outcome", 12),
-                  ("Last state", "state", None))
+                  ("Summary", "summary", None))
 UNHEARD_COLUMNS = (("Who", "who", 16), ("Number", "phone", 13), ("Booked for", "when", 11),
                    ("With", "practitioner", None))
 
@@ -60,6 +60,7 @@ class AttentionView(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="callbacks-title", classes="section-title")
         yield RowTable(CALLBACK_COLUMNS, min_flex=16, id="callbacks-table")
+        yield Static(id="callback-detail", classes="detail")
         yield Static(id="unheard-title", classes="section-title")
         yield RowTable(UNHEARD_COLUMNS, zebra_stripes=False, id="unheard-table")
         yield Static(id="handoffs-title", classes="section-title")
@@ -68,7 +69,8 @@ class AttentionView(Vertical):
         yield RowTable(FAILED_COLUMNS, zebra_stripes=False, id="failed-table")
 
     def show(self, callbacks: list[dict], handoffs: list[CallSummary], failed: list[CallSummary], *,
-             failed_days: int, unheard: list[dict] = ()) -> None:
+             failed_days: int, unheard: list[dict] = (), summaries: dict[str, str] | None = None) -> None:
+        summaries = summaries or {}
         self.callbacks = callbacks
         table = self.query_one("#callbacks-table", RowTable)
         cursor = table.cursor_row
@@ -79,6 +81,7 @@ class AttentionView(Vertical):
                           fit(reason_and_note(callback), table.flex_width()), key=callback["id"])
         if callbacks:
             table.move_cursor(row=min(cursor, len(callbacks) - 1))
+        self.show_detail()
         self.query_one("#callbacks-title", Static).update(
             f"Open callbacks: {len(callbacks)} (urgent first, then oldest)" if callbacks else "Open callbacks: none")
         table = self.query_one("#unheard-table", RowTable)
@@ -97,12 +100,21 @@ class AttentionView(Vertical):
                     cells.append(Text(call.outcome or ("transfer" if call.end_action == "transfer" else "-")))
                 else:
                     cells.append(Text(call.outcome or "-"))
-                cells.append(fit(call.final_state, table.flex_width()))
+                cells.append(fit(summaries.get(call.id) or call.final_state, table.flex_width()))
                 table.add_row(*cells, key=call.id)
         self.query_one("#handoffs-title", Static).update(
             f"Transferred or sent to emergency services today: {len(handoffs) or 'none'}")
         self.query_one("#failed-title", Static).update(
             f"Calls cut off or failed (last {failed_days} days): {len(failed) or 'none'}")
+
+    def show_detail(self) -> None:
+        """The highlighted callback's reason and notes in full (its first note is the call's summary)."""
+        callback = self.highlighted_callback()
+        self.query_one("#callback-detail", Static).update(Text(reason_and_note(callback)) if callback else "")
+
+    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        if event.data_table.id == "callbacks-table":
+            self.show_detail()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("mark_done", "add_note"):

@@ -1,4 +1,5 @@
-"""History: past calls searchable by date, outcome and caller; Enter opens one."""
+"""History: past calls searchable by date, outcome and caller, each with its summary (the highlighted call's
+whole summary and review flags under the list); Enter opens one."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from rich.text import Text
 from textual.widgets import Input, Select, Static
 
 from ..call_history import OUTCOMES, CallSummary
+from ..call_reviews import CallReview
 from .row_table import RowTable, fit
 
 COLUMNS = (("Started", "when", 16), ("Caller", "who", 16), ("Outcome", "outcome", 11), ("Length", "length", 6),
-           ("Turns", "turns", 5), ("Last state", "state", None))
+           ("Turns", "turns", 5), ("Summary", "summary", None))
 
 
 class DateNotUnderstood(ValueError):
@@ -42,6 +44,11 @@ def parse_day(text: str, today: date) -> date | None:
         raise DateNotUnderstood(f"date {text!r}: use YYYY-MM-DD, DD/MM, today or yesterday") from None
 
 
+def review_lines(review: CallReview) -> str:
+    """The summary, then a line per review flag."""
+    return "\n".join([review.summary] + [f"⚑ {flag.reason}" for flag in review.flags])
+
+
 class HistoryView(Vertical):
     BINDINGS = [
         Binding("slash", "focus_search", "Search"),
@@ -60,6 +67,8 @@ class HistoryView(Vertical):
             super().__init__()
             self.call_id = call_id
 
+    reviews: dict[str, CallReview] = {}
+
     def compose(self) -> ComposeResult:
         with Horizontal(id="history-filters"):
             yield Input(placeholder="date YYYY-MM-DD", id="history-date")
@@ -67,6 +76,7 @@ class HistoryView(Vertical):
             yield Input(placeholder="caller number or name", id="history-caller")
         yield Static(id="history-count", classes="section-title")
         yield RowTable(COLUMNS, id="history-table")
+        yield Static(id="history-detail", classes="detail")
 
     def criteria(self) -> Search:
         outcome = self.query_one("#history-outcome", Select).value
@@ -87,15 +97,27 @@ class HistoryView(Vertical):
         event.stop()
         self.post_message(self.criteria())
 
-    def show(self, calls: list[CallSummary], *, note: str = "") -> None:
+    def show(self, calls: list[CallSummary], *, note: str = "", reviews: dict[str, CallReview] | None = None) -> None:
+        self.reviews = reviews or {}
         table = self.query_one("#history-table", RowTable)
         table.clear()
         for call in calls:
+            review = self.reviews.get(call.id)
             table.add_row(Text((call.started_at or "-").replace("T", " ")[:16]), fit(call.who, 16),
                           Text(call.outcome or ("in progress" if not call.ended_at else "-")), Text(call.duration),
-                          Text(str(call.turns)), fit(call.final_state, table.flex_width()), key=call.id)
+                          Text(str(call.turns)), fit(review.summary if review else call.final_state, table.flex_width()),
+                          key=call.id)
         count = f"{len(calls)} call{'s' if len(calls) != 1 else ''}" + (", newest first" if calls else "")
         self.query_one("#history-count", Static).update(Text(f"{count}{' · ' + note if note else ''}"))
+        self.show_detail()
+
+    def show_detail(self) -> None:
+        review = self.reviews.get(self.query_one("#history-table", RowTable).highlighted_key() or "")
+        self.query_one("#history-detail", Static).update(Text(review_lines(review)) if review else "")
+
+    def on_data_table_row_highlighted(self, event: RowTable.RowHighlighted) -> None:
+        event.stop()
+        self.show_detail()
 
     def action_focus_search(self) -> None:
         self.query_one("#history-date", Input).focus()

@@ -1,4 +1,4 @@
-"""Today: the day's calls and what they did, turn latency, and calls per hour."""
+"""Today: the day's calls and what they did, turn latency, the calls to review, and calls per hour."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static
 
+from ..call_reviews import ReviewCounts
 from ..day_summary import DaySummary
 from ..turn_latency import format_ms
 from .day_chart import DayChart
+from .review_view import counts_text
 
 
 def summary_text(summary: DaySummary) -> Text:
@@ -56,9 +58,10 @@ class TodayView(VerticalScroll):
         yield Static(id="today-title", classes="section-title")
         yield Static(id="today-numbers")
         yield Static(id="today-latency")
+        yield Static(id="today-review")
         yield DayChart(id="today-chart")
 
-    def show(self, summary: DaySummary, *, today: date) -> None:
+    def show(self, summary: DaySummary, *, today: date, review: ReviewCounts | None = None) -> None:
         which = "today" if summary.day == today else ("yesterday" if (today - summary.day).days == 1 else "")
         title = summary.day.strftime("%A %d %B %Y") + (f" ({which})" if which else "")
         self.query_one("#today-title", Static).update(title)
@@ -69,6 +72,8 @@ class TodayView(VerticalScroll):
         else:
             latency = Text("Turn latency: no caller turns measured on this day")
         self.query_one("#today-latency", Static).update(latency)
+        self.query_one("#today-review", Static).update(
+            Text(f"To review (7): {counts_text(review)}" if review is not None else ""))
         self.query_one("#today-chart", DayChart).set_counts(summary.calls_by_hour)
 
     def action_day(self, step: int) -> None:
