@@ -243,7 +243,7 @@ def mic_demo(clinic_file: Path, flow, *, db_path: Path) -> int:
     for suffix in ("", "-wal", "-shm"):
         Path(str(db_path) + suffix).unlink(missing_ok=True)
     engine, greeting = host.run(build)
-    runtime.warm_clinic(greeting, rate)
+    runtime.warm_clinic(greeting, rate, flow)
     params = LocalAudioTransportParams(audio_in_enabled=True, audio_out_enabled=True, audio_in_sample_rate=rate,
                                        audio_out_sample_rate=rate, audio_out_end_silence_secs=0)
     printer = LivePrinter(show_said=False)

@@ -266,7 +266,7 @@ def _warm(scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, voice: Call
     from ..voice import greeting_for
 
     scratch = set_up_scenario(scenario, clinic, flow)      # an in-memory copy, for the greeting's wording only
-    runtime.warm_clinic(greeting_for(flow, scratch.store, scratch.clock), rate)
+    runtime.warm_clinic(greeting_for(flow, scratch.store, scratch.clock), rate, flow)
     voice.prepare(caller_phrases(scenario))
 
 

@@ -95,7 +95,8 @@ class ScenarioCall:
     async def prepare(cls, scenario: Scenario, clinic: Any, flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, publisher: Any = None,
-                      caller: CallerSetup = CallerSetup()) -> ScenarioCall:
+                      caller: CallerSetup = CallerSetup(), call_class: Any = VoiceCall) -> ScenarioCall:
+        """`call_class`: the call's pipeline (VoiceCall; a benchmark may bring another built the same way)."""
         rate = runtime.settings.voice.sample_rate
         host = EngineHost(name=scenario.name[:20])
         rig = cls(scenario, clinic, flow, runtime, host, rate=rate, fast=fast,
@@ -112,7 +113,7 @@ class ScenarioCall:
                 await host.call(publisher.watch, rig.engine)
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
-            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate)
+            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate, flow)
             rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
             rig.line.background = rig.voice.background()
@@ -130,7 +131,7 @@ class ScenarioCall:
             if on_event is not None:
                 on_event(event)
 
-        rig.call = VoiceCall(runtime, transport=rig.transport, host=host, engine=rig.engine, rate=rate,
+        rig.call = call_class(runtime, transport=rig.transport, host=host, engine=rig.engine, rate=rate,
                              call_info=CallInfo(caller_id=scenario.caller_id), on_event=events,
                              call_id=scenario.name[:40])
         return rig
@@ -282,7 +283,7 @@ async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, run
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
                       label: str | None = None, keep_tape: bool = False, publisher: Any = None,
-                      caller: CallerSetup = CallerSetup()) -> SpokenResult:
+                      caller: CallerSetup = CallerSetup(), call_class: Any = VoiceCall) -> SpokenResult:
     """Play one scenario as a spoken call by `caller`; never raises for a broken scenario or call (it fails
     instead)."""
     path, loaded, invalid = source_scenario(source, label)
@@ -292,7 +293,8 @@ async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, run
     rig = None
     try:
         rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
-                                         db_path=db_path, on_event=on_event, publisher=publisher, caller=caller)
+                                         db_path=db_path, on_event=on_event, publisher=publisher, caller=caller,
+                                         call_class=call_class)
         summary = await rig.run(scripted_caller(on_said))
         verdict, record = await rig.judge(path)
         return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,

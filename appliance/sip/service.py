@@ -271,7 +271,7 @@ class PhoneService:
 
         runtime: VoiceRuntime = self.runtime
         started = time.perf_counter()
-        runtime.warm_clinic(greeting or "", self.rate)
+        runtime.warm_clinic(greeting or "", self.rate, self._flow)
         runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE], self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)
 

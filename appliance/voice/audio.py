@@ -69,9 +69,15 @@ class CallTape:
         self._caller = bytearray()
         self._agent: list[tuple[int, bytes]] = []
         self._agent_end = 0
+        # each line the caller said: (first sample, samples), on the caller's side (benches read latency from it)
+        self.caller_lines: list[tuple[int, int]] = []
 
     def caller(self, pcm: bytes) -> None:
         self._caller.extend(pcm)
+
+    def caller_line_starts(self, samples: int) -> None:
+        """The next `samples` of caller audio are a line the caller says (so its speech can be found again)."""
+        self.caller_lines.append((len(self._caller) // 2, samples))
 
     def agent(self, pcm: bytes) -> None:
         at = max(self._agent_end, len(self._caller) // 2)

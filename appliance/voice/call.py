@@ -78,9 +78,12 @@ class VoiceCall:
         self.vad = VADProcessor(vad_analyzer=runtime.vad_analyzer(stop_secs=self.listener.vad_pause_secs))
         self.speaker = PiperSpeaker(runtime.synthesizer, runtime.speech_cache, rate, call_id=self.call_id,
                                     on_failure=self.conversation.on_tts_failure)
+        self._build([self.vad, self.listener, self.conversation, self.speaker], transport, rate)
+
+    def _build(self, processors: list, transport: BaseTransport, rate: int) -> None:
+        """The pipeline: the transport's input, `processors`, its output, then the playback monitor."""
         self.monitor = PlaybackMonitor(self.conversation.on_mark)
-        self.pipeline = Pipeline([transport.input(), self.vad, self.listener, self.conversation, self.speaker,
-                                  transport.output(), self.monitor])
+        self.pipeline = Pipeline([transport.input(), *processors, transport.output(), self.monitor])
         self.worker = PipelineWorker(
             self.pipeline, params=PipelineParams(audio_in_sample_rate=rate, audio_out_sample_rate=rate),
             enable_rtvi=False, enable_turn_tracking=False, idle_timeout_secs=None, cancel_on_idle_timeout=False,
@@ -120,7 +123,7 @@ class VoiceCall:
             await self._close_record()
         c = self.conversation
         failures = dict(c.failures)
-        failures["stt"] = max(failures.get("stt", 0), self.listener.stt_failures)
+        failures["stt"] = max(failures.get("stt", 0), getattr(self.listener, "stt_failures", 0))
         return CallSummary(
             call_id=self.call_id, outcome=c.outcome, timings=list(c.timings), results=list(c.results),
             heard=list(c.heard), greeting_delay_ms=c.greeting_delay_ms, pipeline_start_ms=self._pipeline_started_ms,

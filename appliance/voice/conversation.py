@@ -6,7 +6,8 @@ and has the reply spoken. Around that it keeps the call from ever going
 quiet:
 
 - the greeting is spoken the moment the call is up (cached audio);
-- a filler is spoken when the engine has not answered within `filler_after_ms`,
+- a filler is spoken when the engine has not answered within `filler_after_ms`
+  (a tool or the LLM being slow), one of several and never the one said last,
   then holding lines while it still works (a slow or locked database: the
   store retries within its budget), each HOLD_GAP_S after the last one ended;
 - when the caller says nothing, `engine.check_in(n)` at each of
@@ -37,6 +38,7 @@ import asyncio
 import dataclasses
 import itertools
 import logging
+import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -156,6 +158,8 @@ class EngineProcessor(FrameProcessor):
         self._hung_up = False
         self._cut: Cut | None = None
         self._keep = self._names_to_keep()
+        self._fillers = random.Random(call_id)   # seeded by the call: a rerun says the same ones
+        self._last_filler: str | None = None
 
     # ------------------------------------------------------------ pipeline side
 
@@ -337,7 +341,7 @@ class EngineProcessor(FrameProcessor):
         await asyncio.sleep(delay)
         timing.filler = True
         self._emit(CallEvent("filler"))
-        line = FILLERS[len(self.results) % len(FILLERS)]
+        line = self._next_filler()
         for held in itertools.count():
             speech = await self._say(line, seq=-1, kind="filler")
             try:
@@ -347,6 +351,12 @@ class EngineProcessor(FrameProcessor):
             await asyncio.sleep(HOLD_GAP_S)
             line = HOLDING_LINES[held % len(HOLDING_LINES)]
             self._emit(CallEvent("holding", data={"n": held + 1}))
+
+    def _next_filler(self) -> str:
+        """A filler other than the last one said (a caller hears the same words twice in a row as a machine)."""
+        choices = [line for line in FILLERS if line != self._last_filler] or list(FILLERS)
+        self._last_filler = self._fillers.choice(choices)
+        return self._last_filler
 
     async def _answer(self, result: TurnResult, timing: TurnTiming, *, caller_text: str) -> None:
         """Speak a TurnResult, wait until it has been played (or cut), record it, then act on the ending."""

@@ -17,6 +17,23 @@ not lost) and decides when the caller's turn is over:
 Quiet is counted in line audio, not wall time, so a test may feed audio
 faster than real time and get the same decisions.
 
+Transcribing while the caller speaks: the line's own level shows a pause
+`EARLY_PAUSE_S` after the last sound, well before the VAD reports one; the
+utterance so far is decoded then, on the STT worker (one such decode at a
+time per utterance, so a caller's many pauses do not queue other calls' turns
+behind them). When the turn ends with
+nothing louder than the line's quiet since (the tail is silence), that
+transcript is the turn's: nothing is decoded again. Sound after it starts a
+new one at the next pause.
+
+Ending sooner where the answer is short (`completes_sooner`): at a read-back,
+a pick, "anything else?" or a single detail (not an open request, a message or
+a spelling), the turn ends at the VAD's pause, and once its transcript looks
+like a whole answer (`answer_looks_complete`: no trailing comma; a year in a
+date of birth, nine or more digits in a phone number, which otherwise wait out
+their patience) it is handed over after only `QUICK_HANDOVER_QUIET_S` of
+quiet. Anything else waits `HANDOVER_QUIET_S` as before.
+
 Barge-in: while the agent is speaking, caller speech stops the agent only
 when it is real words: once the utterance has lasted `barge_in_min_s`, it is
 transcribed and, if Whisper hears words (not a cough) that are more than a
@@ -94,6 +111,13 @@ HANDOVER_QUIET_S = 0.6
 HANDOVER_SOUND_S = 0.04   # sound this long after the words (past their fading) means the caller went on
 WORD_FADE_S = 0.15        # how long the VAD's end of speech may still carry the last word's fading sound
 HANDOVER_MAX_HOLD_S = 1.5 # wall time; a noisy line never holds a turn longer than this
+# a pause in the line's sound this long is when the utterance so far is decoded, before the VAD reports a pause
+# (its 0.2 s, plus its analysis lag); shorter gaps are mostly a word's own stops ("book a")
+EARLY_PAUSE_S = 0.12
+VAD_LAG_S = 0.1           # how long after its pause the VAD's stop typically reaches the listener
+# quiet after the last sound before a whole short answer is handed over: the simulated callers' comma pauses
+# before more words run 0.12-0.45 s; what a caller adds after this is met by barge-in, as over any reply
+QUICK_HANDOVER_QUIET_S = 0.35
 # A sound dropped over the agent that began at most this long before the agent fell quiet answered what the agent
 # was finishing ("Yep" over "... shall I book that?"): it becomes the caller's turn. One that began earlier, with
 # more of the agent's sentence still to come, was a backchannel ("mm-hmm") and is let go. Wall time: the agent's
@@ -131,6 +155,9 @@ class _Utterance:
     draft_generation: int = -1
     next_sample: int = 0              # line sample just after its last chunk
     finished_as: int = -1             # the generation that was sent off to be transcribed
+    loud_until: int = 0               # line sample just after its last chunk louder than ONSET_LEVEL
+    early: asyncio.Future | None = None   # STT of the utterance up to a pause in its sound (EARLY_PAUSE_S)
+    early_covers: int = -1            # the loud_until that transcript covers
 
 
 class CallerListener(FrameProcessor):
@@ -209,6 +236,7 @@ class CallerListener(FrameProcessor):
         utt.next_sample = self._samples
         if self.agent_speaking and not utt.waiting_end:
             utt.overlapped = True
+        self._track_sound(utt, pcm)
         if utt.waiting_end and utt.end_deadline is not None and self._samples >= utt.end_deadline:
             self._finish(utt)
             return
@@ -218,6 +246,27 @@ class CallerListener(FrameProcessor):
             if spoken >= due and utt.checks < MAX_BARGE_CHECKS and (utt.check_task is None or utt.check_task.done()):
                 utt.checks += 1
                 utt.check_task = self.create_task(self._check_barge_in(utt))
+
+    def _track_sound(self, utt: _Utterance, pcm: bytes) -> None:
+        """Note the utterance's last sound; at a pause after it, decode what was said so far (see the module)."""
+        if _rms(pcm) >= ONSET_LEVEL:
+            utt.loud_until = self._samples
+            return
+        if (self.transcriber is None or utt.overlapped or not utt.loud_until or utt.early_covers == utt.loud_until
+                or self._samples - utt.loud_until < EARLY_PAUSE_S * self.rate or not self.accepting):
+            return
+        if utt.early is not None and not utt.early.done():
+            return   # one at a time per utterance (other calls share the worker): the next quiet chunk tries again
+        # the clip is given the quiet it would have had at the VAD's pause, so it is decoded as it would be then
+        # (Whisper's prompt is left out of clips under stt.HOTWORDS_MIN_S: a short answer is heard the same way)
+        quiet_to_come = utt.loud_until + int((self.vad_pause_secs + VAD_LAG_S) * self.rate) - self._samples
+        utt.early = self._transcribe(b"".join(utt.chunks) + bytes(max(0, quiet_to_come) * 2))
+        utt.early.add_done_callback(_swallow)
+        utt.early_covers = utt.loud_until
+
+    def _early_transcript(self, utt: _Utterance) -> asyncio.Future | None:
+        """The early transcript, when no sound has come since the pause it was started at."""
+        return utt.early if utt.early is not None and utt.early_covers == utt.loud_until else None
 
     def _moment(self, sample: int) -> float:
         """Wall time at which line sample `sample` arrived."""
@@ -251,6 +300,7 @@ class CallerListener(FrameProcessor):
             pending.end_deadline = None
             pending.generation += 1
             pending.finished_as = -1
+            pending.loud_until = self._samples   # sound again: a transcript from before it no longer covers it
             self._utt = pending
             return
         start = self._onset(max(0, self._samples - int(self.vad_start_secs * self.rate)))
@@ -262,6 +312,7 @@ class CallerListener(FrameProcessor):
         utt = _Utterance(start_sample=start, speech_start=self._moment(start),
                          overlapped=self.agent_speaking, next_sample=self._samples)
         utt.chunks = self._line_since(keep_from)
+        utt.loud_until = self._last_sound_end(start)
         self._utt = utt
         log.debug("call %s: caller speech from %.2f s (line %.2f s)%s%s", self.call_id, start / self.rate,
                   self._samples / self.rate, " over the agent" if self.agent_speaking else "",
@@ -283,6 +334,15 @@ class CallerListener(FrameProcessor):
         log.debug("call %s: the %.2f s sound over the agent's last words is the caller's turn", self.call_id,
                   (end - start) / self.rate)
         self._decide_end(utt)
+
+    def _last_sound_end(self, since: int) -> int:
+        """The line sample just after the last chunk louder than ONSET_LEVEL from `since` on (0: none)."""
+        for first, _, pcm in reversed(self._history):
+            if first + len(pcm) // 2 <= since:
+                break
+            if _rms(pcm) >= ONSET_LEVEL:
+                return first + len(pcm) // 2
+        return 0
 
     def _line_since(self, sample: int) -> list[bytes]:
         """The line's audio from `sample` (the chunk holding it included) up to now."""
@@ -332,9 +392,11 @@ class CallerListener(FrameProcessor):
             utt.end_deadline = utt.end_sample + int(max(patience, self.vad_stop_secs) * self.rate)
             if self._samples >= utt.end_deadline:
                 self._finish(utt)
+            elif self._early_transcript(utt) is not None:   # ... unless what was said is already the whole answer
+                self.create_task(self._finish_if_complete(utt, utt.generation))
             return
-        if self.smart_turn is None:
-            self._finish(utt)
+        if self.smart_turn is None or completes_sooner(self.question):
+            self._finish(utt)   # the hand-over's quiet (see _transcribe_turn) keeps a sentence whole
             return
         utt.end_deadline = utt.end_sample + int(self.vad_stop_secs * self.rate)
         if self._samples >= utt.end_deadline:
@@ -342,10 +404,21 @@ class CallerListener(FrameProcessor):
             return
         # transcribe what was said so far while Smart Turn decides: if the caller says no more, the turn
         # is ready sooner (STT runs alongside the decision and the rest of the quiet, not after them)
-        utt.draft = self._transcribe(b"".join(utt.chunks))
+        utt.draft = self._early_transcript(utt) or self._transcribe(b"".join(utt.chunks))
         utt.draft.add_done_callback(_swallow)
         utt.draft_generation = utt.generation
         self.create_task(self._ask_smart_turn(utt, utt.generation))
+
+    async def _finish_if_complete(self, utt: _Utterance, generation: int) -> None:
+        """At a question with patience: end the turn now if the early transcript is already a whole answer."""
+        early = self._early_transcript(utt)
+        try:
+            heard: Transcript = await early
+        except Exception:
+            return
+        if (self._utt is utt and utt.waiting_end and utt.generation == generation
+                and self._early_transcript(utt) is early and answer_looks_complete(self.question, heard.text)):
+            self._finish(utt)
 
     async def _ask_smart_turn(self, utt: _Utterance, generation: int) -> None:
         audio = to_float(b"".join(utt.chunks))
@@ -411,7 +484,7 @@ class CallerListener(FrameProcessor):
         turn_end = time.time()
         pcm = b"".join(utt.chunks)
         draft = utt.draft if utt.draft is not None and utt.draft_generation == utt.generation else None
-        heard = draft or self._transcribe(pcm)
+        heard = self._early_transcript(utt) or draft or self._transcribe(pcm)
         heard.add_done_callback(_swallow)
         utt.finished_as = utt.generation
         self._pending = utt
@@ -438,7 +511,8 @@ class CallerListener(FrameProcessor):
             heard = Transcript("", (time.time() - turn_end) * 1000, len(pcm) / 2 / self.rate)
         if not self.accepting or utt.finished_as != generation:
             return  # the caller went on: this utterance will be sent again, whole
-        await self._hold_for_more(utt, generation)
+        quick = failed is None and answer_looks_complete(self.question, heard.text)
+        await self._hold_for_more(utt, generation, quick=quick)
         if not self.accepting or utt.finished_as != generation:
             return
         if failed is not None:
@@ -471,11 +545,15 @@ class CallerListener(FrameProcessor):
         return loud >= UNHEARD_MIN_S * self.rate
 
 
-    async def _hold_for_more(self, utt: _Utterance, generation: int) -> None:
-        """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's words, or the caller has
-        gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
+    async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False) -> None:
+        """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's words (`quick`:
+        QUICK_HANDOVER_QUIET_S after its last sound), or the caller has gone on (the VAD reopens it), or
+        HANDOVER_MAX_HOLD_S has passed."""
         quiet_from = utt.end_sample + int(WORD_FADE_S * self.rate)
         quiet_until = utt.end_sample + int(HANDOVER_QUIET_S * self.rate)
+        if quick and utt.loud_until:
+            quiet_from = utt.loud_until
+            quiet_until = min(quiet_until, utt.loud_until + int(QUICK_HANDOVER_QUIET_S * self.rate))
         give_up = time.monotonic() + HANDOVER_MAX_HOLD_S
         while utt.finished_as == generation and self.accepting and time.monotonic() < give_up:
             if self._samples >= quiet_until and not self._sound_since(quiet_from):
@@ -493,6 +571,30 @@ class CallerListener(FrameProcessor):
             if run >= needed:
                 return True
         return False
+
+
+def completes_sooner(question: Question | None) -> bool:
+    """Whether a short answer is all this question wants: a yes or no, a pick, one detail (not an open request,
+    a message, or an answer given in groups)."""
+    return (question is not None and not question.open and not question.patience_s
+            and not question.wants("message"))
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+PHONE_DIGITS = 9   # the fewest digits of a whole phone number with its area code, in the regions served
+
+
+def answer_looks_complete(question: Question | None, text: str) -> bool:
+    """Whether `text` reads as the whole of a short answer to `question` (see `completes_sooner`); a date of
+    birth with its year and a phone number with all its digits also count, though callers say them in groups."""
+    words = text.strip()
+    if question is None or not words or words.endswith((",", "...", "-", "…")):
+        return False
+    if question.wants("dob"):
+        return bool(_YEAR.search(words))
+    if question.wants("phone"):
+        return len(re.findall(r"\d", words)) >= PHONE_DIGITS
+    return completes_sooner(question)
 
 
 def is_backchannel(text: str, seconds: float) -> bool:

@@ -1,7 +1,7 @@
 """The voice models, loaded once per process and shared by every call.
 
     runtime = VoiceRuntime.shared(settings)      # Whisper, Piper, Silero, Smart Turn, the LLM
-    runtime.warm_clinic(greeting_text, rate)     # the greeting and fillers, ready before the phone rings
+    runtime.warm_clinic(greeting_text, rate, flow)   # the greeting, fillers and replies' fixed openings
 
 Every model comes from a path `appliance.models.resolve` checked (a missing or
 damaged one raises ModelUnavailable naming the fix); nothing is fetched. The
@@ -26,7 +26,7 @@ from ..settings import Settings, load_settings
 from ..understanding.name_list import load_name_list
 from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES, TTS_FALLBACK, SpeechCache
 from .stt import WhisperTranscriber
-from .tts import PiperSynthesizer
+from .tts import PiperSynthesizer, fixed_openings
 from .turn_detection import SileroSession, SmartTurn
 
 log = logging.getLogger("appliance.voice")
@@ -134,11 +134,13 @@ class VoiceRuntime:
 
     # ------------------------------------------------------------ per clinic
 
-    def warm_clinic(self, greeting: str, rate: int) -> float:
-        """Synthesise the greeting, the fillers, the holding lines and the fallbacks now; returns the seconds it
-        took."""
+    def warm_clinic(self, greeting: str, rate: int, flow: Any = None) -> float:
+        """Synthesise the greeting, the fillers, the holding lines, the fallbacks and (given the flow) the fixed
+        opening phrase of each reply template now; returns the seconds it took."""
         started = time.perf_counter()
         texts = [greeting] if self.settings.voice.greeting_cache else []
+        if flow is not None and self.settings.voice.greeting_cache:
+            texts += fixed_openings(flow.templates.values())
         self.speech_cache.warm(texts + list(FILLERS) + list(HOLDING_LINES) + [TTS_FALLBACK, ENGINE_FAILED_LINE], rate)
         return time.perf_counter() - started
 

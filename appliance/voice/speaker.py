@@ -1,7 +1,10 @@
 """The agent's voice in the pipeline: AgentSpeechFrame in, audio out, sentence by sentence.
 
 Cached phrases (greeting, fillers) play at once; anything else is made by
-Piper on a worker thread and each sentence is pushed the moment it exists.
+Piper on a worker thread, phrase by phrase (`tts.phrases`), each pushed the
+moment it exists, so a reply's first phrase plays while the rest is made. A
+phrase found in the cache (the fixed opening words of a reply template,
+"Thanks." of "Thanks. {ask}") is not made again.
 Around an utterance's audio go a start and an end SpeechMarkFrame, which the
 PlaybackMonitor after the output transport turns into "the agent started /
 finished saying it". A caller's barge-in (an InterruptionFrame) cancels the
@@ -24,7 +27,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from .frames import AgentSpeechFrame, SpeechMarkFrame
 from .speech_cache import TTS_FALLBACK, SpeechCache
-from .tts import PiperSynthesizer
+from .tts import PiperSynthesizer, phrases
 
 log = logging.getLogger("appliance.voice")
 
@@ -96,8 +99,12 @@ class PiperSpeaker(FrameProcessor):
 
         def work() -> None:
             try:
-                for pcm in self.synthesizer.sentences(text, self.rate, stop):
-                    loop.call_soon_threadsafe(out.put_nowait, pcm)
+                for phrase in phrases(text):
+                    cached = self.cache.get(phrase, self.rate)   # a reply's fixed opening, made before the call
+                    for pcm in [cached] if cached is not None else self.synthesizer.phrase(phrase, self.rate, stop):
+                        if stop.is_set():
+                            return
+                        loop.call_soon_threadsafe(out.put_nowait, pcm)
             except BaseException as exc:
                 loop.call_soon_threadsafe(out.put_nowait, exc)
             finally:

@@ -69,6 +69,24 @@ def _cut(sentence: str, limit: int) -> list[str]:
     return [sentence]
 
 
+def fixed_openings(templates) -> list[str]:
+    """The first phrase of each reply template where it is fixed words ("Just to confirm:" of "Just to confirm:
+    {appointment}. Shall I book it?"): the same words open every reply made from it when its facts run long, so
+    they can be synthesised before any call. A template is cut as a filled one would be, with long facts."""
+    openings: dict[str, None] = {}
+    for texts in templates:
+        for text in (texts if isinstance(texts, (list, tuple)) else [texts]):
+            text = " ".join(str(text).split())
+            fixed = text.split("{", 1)[0]
+            pieces = phrases(re.sub(r"\{[^}]*\}", _LONG_FACT, text))
+            if pieces and fixed.startswith(pieces[0]):
+                openings[pieces[0]] = None
+    return list(openings)
+
+
+_LONG_FACT = " ".join(["fact"] * PHRASE_WORDS)
+
+
 class SpeechFailed(RuntimeError):
     """The voice could not speak a text (the message never holds the text)."""
 
@@ -102,6 +120,16 @@ class PiperSynthesizer:
                     yield to_pcm(resample(chunk.audio_float_array, self.rate, rate))
         except Exception as exc:
             raise SpeechFailed(f"Piper could not speak a {len(text)}-character text: {type(exc).__name__}") from exc
+
+    def phrase(self, phrase: str, rate: int, stop: threading.Event | None = None) -> Iterator[bytes]:
+        """Blocking generator: one phrase (a piece `phrases` made) as PCM at `rate`, not cut again."""
+        try:
+            for chunk in self.voice.synthesize(phrase):
+                if stop is not None and stop.is_set():
+                    return
+                yield to_pcm(resample(chunk.audio_float_array, self.rate, rate))
+        except Exception as exc:
+            raise SpeechFailed(f"Piper could not speak a {len(phrase)}-character phrase: {type(exc).__name__}") from exc
 
     def speak(self, text: str, rate: int) -> bytes:
         return b"".join(self.sentences(text, rate))

@@ -47,6 +47,8 @@ class VoiceFailsOnNewText:
         raise SpeechFailed("simulated voice failure")
         yield b""  # pragma: no cover
 
+    phrase = sentences   # the speaker makes a reply phrase by phrase
+
     def speak_float(self, text):  # the simulated caller's own voice keeps working
         return self.real.speak_float(text)
 

@@ -65,6 +65,8 @@ class CallerLine:
         while True:
             if self._pending:
                 pcm, done = self._pending[0]
+                if self.tape is not None:
+                    self.tape.caller_line_starts(len(pcm) // 2)
                 for offset in range(0, len(pcm), self._frame):
                     chunk = pcm[offset: offset + self._frame]
                     if self.fast:

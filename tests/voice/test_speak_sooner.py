@@ -1,0 +1,103 @@
+"""Speaking sooner, without models: a reply's fixed opening comes from the speech cache (memory, then disk),
+the rest is made after it; a slow tool gets a filler, never the same one twice in a row."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pipecat")
+
+from pipecat.frames.frames import TTSAudioRawFrame  # noqa: E402
+
+from appliance.engine.types import TurnResult  # noqa: E402
+from appliance.voice.conversation import EngineProcessor, TurnTiming  # noqa: E402
+from appliance.voice.engine_host import EngineHost  # noqa: E402
+from appliance.voice.frames import AgentSpeechFrame  # noqa: E402
+from appliance.voice.speaker import PiperSpeaker  # noqa: E402
+from appliance.voice.speech_cache import FILLERS, SpeechCache  # noqa: E402
+from appliance.voice.tts import fixed_openings  # noqa: E402
+
+from .timed_speech import timed  # noqa: E402
+
+RATE = 16000
+
+
+class _Voice:
+    """Speaks each text as its own bytes, and notes every phrase it had to make."""
+
+    def __init__(self, folder: Path):
+        self.voice_path = folder / "voice.onnx"
+        self.executor = ThreadPoolExecutor(max_workers=1)
+        self.made: list[str] = []
+
+    def speak(self, text: str, rate: int) -> bytes:
+        self.made.append(text)
+        return text.encode()
+
+    def phrase(self, phrase: str, rate: int, stop: threading.Event | None = None):
+        self.made.append(phrase)
+        yield phrase.encode()
+
+
+def _spoken(speaker: PiperSpeaker, text: str) -> list[bytes]:
+    audio: list[bytes] = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, TTSAudioRawFrame):
+            audio.append(frame.audio)
+
+    speaker.push_frame = push_frame
+    asyncio.run(speaker._speak(AgentSpeechFrame(text=text, kind="reply", utterance_id=1)))
+    return audio
+
+
+def test_the_fixed_opening_of_a_reply_template_is_cached_and_played_without_synthesis(tmp_path):
+    templates = {"anything_else": ["Is there anything else I can help you with today?"],
+                 "confirm_slot": ["Just to confirm: {appointment}. Shall I book it?"],
+                 "ask_name": ["{thanks} And your name?"]}
+    openings = fixed_openings(templates.values())
+    assert openings == ["Is there anything else I can help you with today?", "Just to confirm:"]
+
+    voice = _Voice(tmp_path)
+    SpeechCache(voice, tmp_path / "cache").warm(openings, RATE)
+    assert voice.made == openings
+    voice.made.clear()
+    cache = SpeechCache(voice, tmp_path / "cache")        # a restarted appliance: read back from disk
+    speaker = PiperSpeaker(voice, cache, RATE)
+    audio = _spoken(speaker, "Just to confirm: a massage on Thursday the 26th at 9 am. Shall I book it?")
+    assert audio[0] == b"Just to confirm:"                # the cached opening first ...
+    assert voice.made == ["a massage on Thursday the 26th at 9 am.", "Shall I book it?"]   # ... only the rest made
+
+
+class _SlowToolEngine:
+    llm_ms = None
+
+    def turn(self, text):
+        time.sleep(0.6)                                   # a tool taking longer than the filler's delay
+        return TurnResult(reply="Done.", state="s", waiting_for="none")
+
+
+def test_a_slow_tool_gets_a_filler_and_never_the_same_one_twice_in_a_row():
+    async def run() -> list[list]:
+        host = EngineHost("slow")
+        engine = _SlowToolEngine()
+        processor = EngineProcessor(host=host, engine=engine, filler_after_ms=300)
+        said = timed(processor, line_s=0.1)
+        try:
+            for _ in range(4):
+                timing = TurnTiming(seq=-1, kind="reply")
+                await processor._ask_engine(timing, engine.turn, "book it")
+                assert timing.filler
+        finally:
+            host.close()
+        return said
+
+    fillers = [text for _, _, text in asyncio.run(run())]
+    assert len(fillers) == 4 and set(fillers) <= set(FILLERS)
+    assert all(a != b for a, b in zip(fillers, fillers[1:])), fillers
