@@ -264,7 +264,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
 
 def _stands_as_a_name(ct: CallerText, j: int, blocked: frozenset[str]) -> bool:
     """A word with an ordinary word's ending ("-ing", "-ly") that still stands as a name: the whole answer, or
-    followed in its clause by a clear name word ("Xiaoling Wong", "Fleming", "it's Jing"). An ordinary word
+    followed in its clause by a clear name word (a given name ending in "-ing" before a surname). An ordinary word
     with that ending is followed by more of the sentence ("wondering if", "hoping to")."""
     tokens = ct.tokens
     nxt = j + 1

@@ -115,9 +115,10 @@ HANDOVER_MAX_HOLD_S = 1.5 # wall time; a noisy line never holds a turn longer th
 # (its 0.2 s, plus its analysis lag); shorter gaps are mostly a word's own stops ("book a")
 EARLY_PAUSE_S = 0.12
 VAD_LAG_S = 0.1           # how long after its pause the VAD's stop typically reaches the listener
-# quiet after the last sound before a whole short answer is handed over: the simulated callers' comma pauses
-# before more words run 0.12-0.45 s; what a caller adds after this is met by barge-in, as over any reply
-QUICK_HANDOVER_QUIET_S = 0.35
+# quiet after the last sound before a whole short answer is handed over: longer than the comma pauses callers
+# leave before more words (0.12-0.45 s in the simulated callers). At 0.35 s, "Yes, | that's right" at a read-back
+# was sometimes taken as two turns over SIP: the yes booked, and the repeat answered "anything else?"
+QUICK_HANDOVER_QUIET_S = 0.5
 # A sound dropped over the agent that began at most this long before the agent fell quiet answered what the agent
 # was finishing ("Yep" over "... shall I book that?"): it becomes the caller's turn. One that began earlier, with
 # more of the agent's sentence still to come, was a backchannel ("mm-hmm") and is let go. Wall time: the agent's
