@@ -112,14 +112,10 @@ class PiperSynthesizer:
 
     def sentences(self, text: str, rate: int, stop: threading.Event | None = None) -> Iterator[bytes]:
         """Blocking generator: PCM at `rate`, one item per phrase; stops early when `stop` is set."""
-        try:
-            for phrase in phrases(text):
-                for chunk in self.voice.synthesize(phrase):
-                    if stop is not None and stop.is_set():
-                        return
-                    yield to_pcm(resample(chunk.audio_float_array, self.rate, rate))
-        except Exception as exc:
-            raise SpeechFailed(f"Piper could not speak a {len(text)}-character text: {type(exc).__name__}") from exc
+        for piece in phrases(text):
+            yield from self.phrase(piece, rate, stop)
+            if stop is not None and stop.is_set():
+                return
 
     def phrase(self, phrase: str, rate: int, stop: threading.Event | None = None) -> Iterator[bytes]:
         """Blocking generator: one phrase (a piece `phrases` made) as PCM at `rate`, not cut again."""
