@@ -154,9 +154,14 @@ def test_a_rare_first_name_said_again_rather_than_spelled_is_not_asked_for_again
     assert next_question in ("confirm", "spell_last")      # a two-word answer may be heard as a new surname
 
 
-def test_both_names_spelled_when_the_surname_was_asked_for_are_first_name_and_surname(call):
+@pytest.mark.parametrize(("spelled", "first", "last"), [
+    ("A R O H A, N G A T A", "Aroha", "Ngata"),
+    ("it's J O H N, then S M Y T H", "John", "Smyth"),
+    ("M A R I A. L O P E Z", "Maria", "Lopez"),
+])
+def test_both_names_spelled_when_the_surname_was_asked_for_are_first_name_and_surname(call, spelled, first, last):
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Zxqv Vlorp", "the 15th of June 1988",
         "oh four one two, three four five, six seven eight")
-    read_back = engine.turn("A R O H A, N G A T A")
-    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Aroha", "Ngata"), read_back.reply
+    read_back = engine.turn(spelled)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == (first, last), read_back.reply
