@@ -580,7 +580,7 @@ install_app() {
     local stamp_file wanted
     stamp_file="$(P "$OPT")/.installed"
     wanted="$( { (cd "$(P "$APP")" && find . -type f ! -path '*/__pycache__/*' ! -path '*.egg-info/*' \
-                    -exec sha256sum {} + | sort -k 2); echo "cmake=$CMAKE_FLAGS";
+                    -exec sha256sum {} + | sort -k 2); echo "cmake=$CMAKE_FLAGS device=$DEVICE";
                  [ -z "$BUNDLE" ] || ls "$BUNDLE/wheels"; } | sha256sum | cut -c1-64)"
     if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$wanted" ]; then
         say "the virtualenv is up to date"
@@ -588,9 +588,17 @@ install_app() {
         if [ -z "$BUNDLE" ]; then
             "$venv_py" -m pip install -q --disable-pip-version-check --upgrade pip
         fi
-        say "pip install -e ${APP}[voice] (llama-cpp-python builds from source the first time: minutes)"
+        local extras=voice
+        if [ "$DEVICE" = cuda ]; then   # cuBLAS 12 and cuDNN 9, which Whisper needs on the GPU
+            if [ -n "$BUNDLE" ] && ! ls "$BUNDLE"/wheels/nvidia_cublas_cu12-* >/dev/null 2>&1; then
+                warn "the bundle was made without --cuda: speech-to-text will fall back to the CPU (appliance doctor says so)"
+            else
+                extras=voice,cuda
+            fi
+        fi
+        say "pip install -e ${APP}[$extras] (llama-cpp-python builds from source the first time: minutes)"
         CMAKE_ARGS="$CMAKE_FLAGS" "$venv_py" -m pip install -q --disable-pip-version-check --no-input \
-            "${PIP_SOURCE[@]}" -e "$(P "$APP")[voice]"
+            "${PIP_SOURCE[@]}" -e "$(P "$APP")[$extras]"
         echo "$wanted" > "$stamp_file"
         changed "installed the appliance and its voice runtimes into $VENV"
         APP_CHANGED=1

@@ -36,6 +36,7 @@ from typing import Literal
 
 from .. import paths
 from ..settings import TEMPLATE_PATH, ConfigError, Settings, config_path, load_settings
+from ..voice import cuda_libraries
 from . import service_process
 
 Status = Literal["OK", "WARN", "FAIL"]
@@ -657,6 +658,10 @@ def _cuda_device_count() -> int:
     return ctranslate2.get_cuda_device_count()
 
 
+def _missing_cuda_libraries() -> list[str]:
+    return cuda_libraries.preload()
+
+
 def check_gpu(settings: Settings) -> Check:
     config = settings.source or "appliance.toml"
     if settings.device.device != "cuda":
@@ -669,7 +674,12 @@ def check_gpu(settings: Settings) -> Check:
     if count < 1:
         return Check("FAIL", "gpu", "device = cuda, but no CUDA device is usable (ctranslate2 sees 0)",
                      f"check `nvidia-smi`; or set [device] device = \"cpu\" in {config}")
-    return Check("OK", "gpu", f"{count} CUDA device(s) usable")
+    missing = _missing_cuda_libraries()
+    if missing:   # the GPU is seen, but Whisper fails at its first matrix product: the service falls back to the CPU
+        return Check("FAIL", "gpu", f"{count} CUDA device(s), but {', '.join(missing)} cannot be opened: "
+                                    "speech-to-text falls back to the CPU",
+                     f"{cuda_libraries.INSTALL_HINT}; or set [device] device = \"cpu\" in {config}")
+    return Check("OK", "gpu", f"{count} CUDA device(s) usable, cuBLAS 12 and cuDNN 9 loadable")
 
 
 # ---------------------------------------------------------------- service

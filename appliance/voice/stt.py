@@ -58,6 +58,7 @@ LOOP_REPEATS = 3        # a phrase said this many times back to back is a decodi
 LOOP_MAX_WORDS = 6
 # digits do repeat in phone numbers ("0400 000 011" has six zeros); a loop of them runs to the token cap
 DIGIT_LOOP_REPEATS = {1: 8, 2: 5, 3: 4}
+CPU_COMPUTE_TYPE = "int8"   # the CPU default (appliance/settings.py); also what a GPU that cannot run falls back to
 # the prompt's words said back in a jumble ("Wednesday, Thursday, Thursday, Wednesday, ..."): this many in a
 # row, with words repeated, is Whisper reading its prompt, not the caller
 ECHO_RUN = 6
@@ -277,6 +278,28 @@ class WhisperTranscriber:
         )
         segments = list(segments)
         return _join(segment.text for segment in segments), min((s.no_speech_prob for s in segments), default=1.0)
+
+
+def load_transcriber(model_dir: str | Path, *, device: str, compute_type: str, **options) -> tuple[WhisperTranscriber, str | None]:
+    """Whisper on `device`, or on the CPU with the reason when the GPU cannot run it.
+
+    On cuda the libraries CTranslate2 opens at its first matrix product are opened first, and one
+    second of silence is transcribed, so a GPU that cannot compute fails here, at start-up, and
+    the calls run on the CPU, not on the first caller's words (never silence on a call)."""
+    if device != "cuda":
+        return WhisperTranscriber(model_dir, device=device, compute_type=compute_type, **options), None
+    from .cuda_libraries import INSTALL_HINT, preload
+
+    missing = preload()
+    problem = f"the CUDA libraries {', '.join(missing)} cannot be opened ({INSTALL_HINT})" if missing else None
+    if problem is None:
+        try:
+            transcriber = WhisperTranscriber(model_dir, device=device, compute_type=compute_type, **options)
+            transcriber.transcribe_array(np.zeros(WHISPER_RATE, np.float32))
+            return transcriber, None
+        except Exception as exc:   # CTranslate2 raises RuntimeError or ValueError for a driver or library fault
+            problem = f"Whisper cannot run on the GPU: {exc}"
+    return WhisperTranscriber(model_dir, device="cpu", compute_type=CPU_COMPUTE_TYPE, **options), problem
 
 
 def _join(parts: Iterable[str]) -> str:

@@ -520,10 +520,20 @@ def test_gpu_not_used_on_cpu(settings):
 def test_gpu_on_cuda(box, monkeypatch, count, status):
     box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
     monkeypatch.setattr(doctor, "_cuda_device_count", lambda: count)
+    monkeypatch.setattr(doctor, "_missing_cuda_libraries", lambda: [])
     check = doctor.check_gpu(load_settings(box))
     assert check.status == status
     if status == "FAIL":
         assert 'device = "cpu"' in check.fix
+
+
+def test_a_gpu_without_cublas_12_fails_naming_the_library(box, monkeypatch):
+    """The driver sees the GPU, but CTranslate2's cuBLAS 12 is not installed (a CUDA 13 only box, and this CPU box)."""
+    box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
+    monkeypatch.setattr(doctor, "_cuda_device_count", lambda: 1)
+    check = doctor.check_gpu(load_settings(box))
+    assert check.status == "FAIL" and "libcublas.so.12" in check.detail and "falls back to the CPU" in check.detail
+    assert "appliance[cuda]" in check.fix
 
 
 def test_gpu_without_a_driver_fails(box, monkeypatch):
