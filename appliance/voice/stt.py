@@ -132,8 +132,11 @@ def collapse_loops(text: str, hotwords: str | None = None) -> str:
 
 
 def _without_prompt_jumble(text: str, hotwords: str | None) -> str:
-    """`text` with a run of the prompt's words said back in a jumble cut to its first word."""
-    vocabulary = {_bare(h) for h in (hotwords or "").split(",") if h.strip() and " " not in h.strip()}
+    """`text` with a run of the prompt's words said back in a jumble cut to its first word. Single letters and
+    digits are left out: a run of them, repeats and all, is what a caller spells or reads out ("C O N N O R"
+    under the alphabet prompt), not an echo."""
+    vocabulary = {_bare(h) for h in (hotwords or "").split(",") if h.strip() and " " not in h.strip()
+                  and len(_bare(h)) > 1}
     if not vocabulary:
         return text
     words = text.split()
