@@ -134,13 +134,15 @@ class StaffAccounts:
         if not folder.is_dir():
             raise AccountError(f"{folder}: no such folder for the staff accounts (is the appliance installed, or "
                                "[monitor_web] staff_file set?)")
-        lock_path = folder / f".{self.path.name}.lock"
-        with open(lock_path, "a") as lock:
+        lock = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)    # the folder itself: no lock file to own
+        try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             self._cache = None
             accounts = dict(self.accounts())
             yield accounts
             self._write(accounts)
+        finally:
+            os.close(lock)
 
     def _write(self, accounts: dict[str, StaffAccount]) -> None:
         text = "# staff accounts of the browser monitor: name:argon2 hash (appliance staff add|remove|passwd)\n"

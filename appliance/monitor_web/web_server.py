@@ -43,6 +43,7 @@ from .web_sessions import WebSession, WebSessions
 log = logging.getLogger("appliance.monitor_web")
 
 COOKIE = "appliance_monitor"
+SESSION = web.RequestKey("session", WebSession)
 TITLE = "Front desk monitor"
 STATIC = Path(textual_serve.__file__).parent / "static"
 TEMPLATES = jinja2.Environment(loader=jinja2.PackageLoader("appliance.monitor_web", "templates"),
@@ -51,10 +52,11 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",     # no-referrer would make the browser send "Origin: null" on our own forms
     "Strict-Transport-Security": "max-age=31536000",
 }
 SESSION_CHECK_S = 1.0     # how often an open monitor looks whether its session has ended
+QUIT_WAIT_S = 5.0         # how long a monitor process has to quit when its session ends
 
 
 class WebServerError(RuntimeError):
@@ -83,6 +85,19 @@ class _SessionAppService(AppService):
         environment = super()._build_environment(width=width, height=height)
         environment[STAFF_ENV] = self.staff
         return environment
+
+    async def stop(self) -> None:
+        """Tell the monitor to quit, and see that it did (textual-serve does not wait for the process)."""
+        await super().stop()
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        try:
+            await asyncio.wait_for(process.wait(), QUIT_WAIT_S)
+        except asyncio.TimeoutError:
+            log.warning("monitor web: %s's monitor process did not quit; killing it", self.staff)
+            process.kill()
+            await process.wait()
 
 
 class MonitorWebApp:
@@ -148,7 +163,7 @@ class MonitorWebApp:
                 if request.path == "/ws":
                     raise web.HTTPUnauthorized(text="sign in first")
                 raise web.HTTPSeeOther("/sign-in")
-            request["session"] = session
+            request[SESSION] = session
         return await handler(request)
 
     # ------------------------------------------------------------ signing in and out
@@ -207,7 +222,7 @@ class MonitorWebApp:
     # ------------------------------------------------------------ the monitor
 
     async def monitor_page(self, request: web.Request) -> web.Response:
-        session: WebSession = request["session"]
+        session = request[SESSION]
         self.sessions.touch(session)
         font_size = request.query.get("fontsize", "16")
         html = TEMPLATES.get_template("monitor.html").render(
@@ -217,7 +232,7 @@ class MonitorWebApp:
 
     async def monitor_socket(self, request: web.Request) -> web.WebSocketResponse:
         """The session's monitor process, its screen to the browser and the person's keys to it."""
-        session: WebSession = request["session"]
+        session = request[SESSION]
         websocket = web.WebSocketResponse(heartbeat=15)
         await websocket.prepare(request)
         service = _SessionAppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,

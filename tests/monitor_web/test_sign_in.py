@@ -231,6 +231,10 @@ def test_each_session_gets_its_own_monitor_acting_for_its_account_until_the_sess
             assert closed.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED)
             assert socket.close_code == 4001
         assert (await page(client, token)).status == 303
+        for _ in range(200):                           # its monitor process is told to quit, and does
+            if app.open_monitors == 0:
+                break
+            await asyncio.sleep(0.05)
 
     app = web(web_settings, accounts, clock, command)
     run(app, scenario)
