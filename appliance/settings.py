@@ -284,7 +284,7 @@ class MonitorWebSettings(Section):
     """`appliance monitor --serve`: the monitor in a browser on the clinic LAN, over HTTPS, each member of staff
     signed in with their own account (`appliance staff add NAME`)."""
     # "address:port" pairs to listen on, e.g. ["192.168.1.20:8443"]; only these (no wildcard by default)
-    listen: tuple[str, ...] = Field(("127.0.0.1:8443",), min_length=1)
+    listen: tuple[str, ...] = ("127.0.0.1:8443",)
     # the HTTPS certificate (PEM, the chain after it) and its private key (PEM, unencrypted, readable only by the
     # service's user); unset: tls/monitor-web.crt and tls/monitor-web.key beside this file (what the installer makes)
     certificate: Path | None = None
@@ -302,6 +302,8 @@ class MonitorWebSettings(Section):
     @field_validator("listen")
     @classmethod
     def _addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError('must name at least one address to listen on, e.g. ["192.168.1.20:8443"]')
         cleaned = []
         for i, item in enumerate(value):
             try:

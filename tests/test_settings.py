@@ -186,7 +186,7 @@ def test_mandatory_srtp_without_tls_warns_that_the_keys_travel_in_clear(tmp_path
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("[monitor_web]\nlisten = []\n", "monitor_web.listen: " + "should have at least 1 item"),
+    ("[monitor_web]\nlisten = []\n", "monitor_web.listen: must name at least one address to listen on"),
     ("[monitor_web]\nlisten = ['8443']\n", "monitor_web.listen[0]: '8443' must be an address and a port, "
                                            'e.g. "127.0.0.1:8443"'),
     ("[monitor_web]\nlisten = ['127.0.0.1:8443', 'reception-pc:8443']\n",
