@@ -83,6 +83,7 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
         checks.append(check_sip_registration(settings, now))
         checks.append(check_metrics_port(settings))
         checks.append(check_data_dir(settings))
+        checks += check_monitor_web(settings)
         checks.append(check_database(settings))
         checks.append(check_fallback_journal(settings))
         checks.append(check_interrupted_calls(settings))
@@ -461,6 +462,39 @@ def check_data_dir(settings: Settings) -> Check:
         return Check("FAIL", "data folder", f"{folder} has mode {mode:04o}: {problem} (it holds patient data)",
                      f"sudo chown {user}:{STAFF_GROUP} {folder} && sudo chmod 750 {folder}")
     return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}{_group_note(info)}")
+
+
+def check_monitor_web(settings: Settings) -> list[Check]:
+    """The browser monitor, where it is set up (a staff accounts file or its certificate exists): the password
+    hashes and the TLS key are the service user's alone."""
+    from ..monitor_web.staff_accounts import AccountError, StaffAccounts
+
+    found = []
+    staff_file, key = settings.staff_file, settings.monitor_web_key
+    if not staff_file.exists() and not settings.monitor_web_certificate.exists():
+        return found
+    for name, path, what in (("staff accounts", staff_file, "the staff's password hashes"),
+                             ("monitor web key", key, "the browser monitor's private key")):
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            found.append(Check("WARN" if path == staff_file else "FAIL", name, f"{path}: missing",
+                               f"sudo -u {SERVICE_USER} appliance staff add NAME" if path == staff_file else
+                               "sudo installer/install.sh --monitor-web (or set [monitor_web] certificate and key)"))
+            continue
+        if mode & 0o077:
+            found.append(Check("FAIL", name, f"{path} has mode {mode:04o}: other users can read {what}",
+                               f"sudo chown {SERVICE_USER}: {path} && sudo chmod 600 {path}"))
+            continue
+        detail = f"{path}: mode {mode:04o}"
+        if path == staff_file:
+            try:
+                detail += f", {len(StaffAccounts(path).accounts())} account(s)"
+            except (AccountError, OSError) as exc:
+                found.append(Check("FAIL", name, str(exc), f"sudo -u {SERVICE_USER} appliance staff list"))
+                continue
+        found.append(Check("OK", name, detail))
+    return found
 
 
 def _shared_too_widely(info: os.stat_result, verb: str) -> str | None:

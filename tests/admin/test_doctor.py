@@ -562,3 +562,26 @@ def test_config_written_by_write_config_is_valid(tmp_path):
 def test_no_models_skips_the_model_checks(box):
     result = CliRunner().invoke(main, ["doctor", "--no-models"])
     assert "model " not in result.output and "OK    config" in result.output
+
+
+# ---------------------------------------------------------------- the browser monitor
+
+def test_the_browser_monitor_is_checked_only_where_it_is_set_up_and_its_secrets_must_be_private(tmp_path):
+    from appliance.monitor_web.staff_accounts import StaffAccounts
+
+    settings = load_settings(write_config(tmp_path))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    assert doctor.check_monitor_web(settings) == []                 # not set up: nothing to say
+    accounts = StaffAccounts(settings.staff_file)
+    accounts.add("alice", "correct horse battery")
+    checks = doctor.check_monitor_web(settings)
+    assert by_name(checks, "staff accounts").status == "OK" and "1 account(s)" in by_name(checks, "staff accounts").detail
+    assert by_name(checks, "monitor web key").status == "FAIL"       # set up, but no key yet
+    (tmp_path / "tls").mkdir()
+    settings.monitor_web_key.write_text("key")
+    settings.monitor_web_key.chmod(0o640)
+    settings.staff_file.chmod(0o640)
+    checks = doctor.check_monitor_web(settings)
+    for name in ("staff accounts", "monitor web key"):
+        check = by_name(checks, name)
+        assert check.status == "FAIL" and "other users can read" in check.detail and "chmod 600" in check.fix
