@@ -13,9 +13,8 @@ cough. So an answer is taken only when
 - the clip is short (`SCORE_MAX_S`): a long one is no short answer;
 - Whisper's words are not already understood (the caller decides that: `transcribe(..., expected=...)` is
   only asked where the free words settle nothing);
-- Whisper wrote a word: where it wrote nothing, a forced reading of "yeah" fitted a caller's "Uh." (the
-  hearing probe's non-answers), so nothing is never made an answer;
-- it reads nearly as well as Whisper's own word (`MARGIN`); and
+- it reads nearly as well as Whisper's own words (`MARGIN`), or, where Whisper wrote nothing, well on its
+  own (`EMPTY_MEAN_MIN` per token); and
 - it reads clearly better than every answer of the other meaning (`GAP`): a yes never wins by a hair over
   a no.
 Otherwise Whisper's words stand, and the engine asks again when it understands nothing.
@@ -35,6 +34,8 @@ SCORE_MAX_S = 2.0     # seconds of audio: longer clips are not short answers
 SCORED_MAX_WORDS = 1
 # nats: how far below Whisper's own words an answer may read and still be taken (a near miss of it)
 MARGIN = 2.0
+# nats per token: where Whisper wrote nothing, how well an answer must read on its own
+EMPTY_MEAN_MIN = -1.2
 # nats: how much better than any answer of the other meaning the one taken must read
 GAP = 3.0
 _WORDS = re.compile(r"[^\w']+")
@@ -70,9 +71,9 @@ def choose(free: str, free_score: float | None, readings: Sequence[Reading]) -> 
     others = [r.score for r in readings if r.meaning != best.meaning]
     if others and best.score - max(others) < GAP:
         return None
-    if not plain(free) or free_score is None:
-        return None
-    return best if best.score >= free_score - MARGIN else None
+    if plain(free):
+        return best if free_score is not None and best.score >= free_score - MARGIN else None
+    return best if best.mean >= EMPTY_MEAN_MIN else None
 
 
 class AnswerScorer:
@@ -99,7 +100,7 @@ class AnswerScorer:
     def pick(self, encoded: Any, frames: int, free: str,
              expected: Sequence[tuple[str, Sequence[str]]]) -> Reading | None:
         phrases = [(meaning, text) for meaning, texts in expected for text in texts]
-        if not phrases or not plain(free):
+        if not phrases:
             return None
         texts = [as_whisper_writes(text) for _, text in phrases]
         if plain(free):
