@@ -5,7 +5,7 @@ CallSession; this one rings, waits for an answer, plays audio to the desk and ha
 
     leg = DeskLeg(service, label=f"{call_id}-desk", uri="sip:100@pbx")
     answer = await leg.ring(25.0, give_up=caller_gone)     # "answered", "no answer", "rejected 486", ...
-    await leg.say(pcm)                                      # False when the desk hung up meanwhile
+    await leg.say(speech, give_up=caller_gone)              # False when the desk hung up meanwhile
     await leg.hang_up()
 """
 
@@ -91,16 +91,28 @@ class DeskLeg:
     def waited_s(self) -> float:
         return time.monotonic() - self.started
 
-    async def say(self, pcm: bytes, *, limit_s: float = 60.0) -> bool:
-        """Play `pcm` to the desk to its end; False when the desk hung up first."""
+    async def say(self, speech: Any, *, give_up: asyncio.Event | None = None, limit_s: float = 90.0) -> bool:
+        """Play `speech` to the desk to its end, each part as soon as it is made (`speech.parts`: PCM, until
+        `speech.finished`); False when the desk hung up first, or `give_up` was set."""
         if self.handle is None or not self.up:
             return False
         outgoing = self.handle.outgoing
-        outgoing.push(pcm)
-        outgoing.flush()
         until = time.monotonic() + limit_s
-        while outgoing.pending and not self.gone.is_set() and time.monotonic() < until:
+
+        def stop() -> bool:
+            return self.gone.is_set() or (give_up is not None and give_up.is_set()) or time.monotonic() > until
+
+        while not stop():
+            while speech.parts:
+                outgoing.push(speech.parts.popleft())
+            if speech.finished.is_set() and not speech.parts:
+                outgoing.flush()
+                if not outgoing.pending:
+                    break
             await asyncio.sleep(0.05)
+        if stop():
+            outgoing.clear()
+            return False
         await wait_first(self.gone.wait(), timeout=SAY_MARGIN_S)
         return not self.gone.is_set()
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
+from collections import deque
 from typing import Any
 
 from .desk_brief import desk_brief
@@ -34,6 +36,19 @@ from .waits import wait_first
 log = logging.getLogger("appliance.sip")
 
 JOINING_LINE = "One of our team is joining the call now."
+
+
+class BriefSpeech:
+    """The brief as it is made: its text, then its audio a phrase at a time (appended on the synthesiser's
+    thread, taken on the loop)."""
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.written = asyncio.Event()        # the text is known
+        self.parts: deque[bytes] = deque()
+        self.finished = asyncio.Event()       # every part is in `parts`
+        self.stop = threading.Event()         # no one will hear the rest: stop making it
+        self.making: asyncio.Task | None = None
 
 
 class FrontDesk:
@@ -80,21 +95,22 @@ class FrontDesk:
         await s.transport.drained()           # "... please hold" has played
         started = time.monotonic()
         hold = asyncio.create_task(play_hold(s.phone_call.outgoing, s.service.hold_pcm))
-        brief = asyncio.create_task(self._brief())
+        brief = BriefSpeech()
+        brief.making = asyncio.create_task(self._speak_brief(brief))     # made while the desk's phone rings
         leg = self.leg = DeskLeg(s.service, label=f"{s.call_id}-desk", uri=uri)
         self.mode = "ringing"
-        answer, text, hanging_up = "failed", None, None
+        answer, hanging_up = "failed", None
         try:
             answer = await leg.ring(s.service.settings.sip.desk_answer_timeout_s, give_up=s.gone)
-            text, pcm = await brief
             if answer == ANSWERED:
-                answer = await self._brief_then_join(leg, pcm, hold)
+                answer = await self._brief_then_join(leg, brief, hold)
+            await wait_first(brief.written.wait(), timeout=5.0)   # the text, for the record and the callback
         except Exception as exc:
             log.error("call %s: warm transfer failed (%s)", s.call_id, type(exc).__name__)
             answer = f"failed ({type(exc).__name__})"
         finally:                              # cancelled too (the caller hung up and the pipeline was stopped)
             hold.cancel()
-            brief.cancel()
+            brief.stop.set()
             if self.mode != "joined":
                 s.phone_call.outgoing.clear()
                 self.leg, self.mode = None, None
@@ -102,45 +118,51 @@ class FrontDesk:
         waited = time.monotonic() - started
         if hanging_up is None:
             log.info("call %s: warm transfer: the front desk answered and is joined after %.1f s", s.call_id, waited)
-            await self._record("warm_transfer", leg, connected=True, answer=ANSWERED, waited_s=waited, brief=text)
+            await self._record("warm_transfer", leg, connected=True, answer=ANSWERED, waited_s=waited,
+                               brief=brief.text)
             return True
         await hanging_up
         log.info("call %s: warm transfer: %s after %.1f s; back to the caller", s.call_id, answer, waited)
-        await self._record("warm_transfer", leg, connected=False, answer=answer, waited_s=waited, brief=text)
+        await self._record("warm_transfer", leg, connected=False, answer=answer, waited_s=waited, brief=brief.text)
         return False
 
-    async def _brief_then_join(self, leg: DeskLeg, pcm: bytes, hold: asyncio.Task) -> str:
+    async def _brief_then_join(self, leg: DeskLeg, brief: BriefSpeech, hold: asyncio.Task) -> str:
         """The desk picked up: the brief, then the two calls joined. ANSWERED when joined, else why not."""
         s = self.session
-        if not await leg.say(pcm):
-            return "desk hung up during the brief"
-        if s.gone.is_set():
-            return "caller hung up"
+        if not await leg.say(brief, give_up=s.gone):
+            return "caller hung up during the brief" if s.gone.is_set() else "desk hung up during the brief"
         hold.cancel()
         s.phone_call.outgoing.clear()
         await s.service.bridge("join", s.call_id, leg.label)
         self.mode = "joined"
         return ANSWERED
 
-    async def _brief(self) -> tuple[str, bytes]:
-        """The brief's text and its audio at the call's rate (Piper, on the synthesiser's own thread). A record
-        that cannot be read gives the brief without details; a voice that fails, silence."""
+    async def _speak_brief(self, brief: BriefSpeech) -> None:
+        """The brief's text from the call's summary, then its audio phrase by phrase at the call's rate (Piper, on
+        the synthesiser's own thread) into `brief`. A record that cannot be read gives the brief without details;
+        a voice that fails, what it made so far."""
         s = self.session
+        loop = asyncio.get_running_loop()
         try:
             recap = await s.host.call(_recap, s.engine)
         except Exception as exc:
             log.error("call %s: the call's summary could not be read for the brief (%s)", s.call_id,
                       type(exc).__name__)
             recap = None
-        text = desk_brief(recap)
+        brief.text = desk_brief(recap)
+        brief.written.set()
         synthesizer = s.service.runtime.synthesizer
+
+        def speak() -> None:
+            for pcm in synthesizer.sentences(brief.text, s.rate, brief.stop):
+                brief.parts.append(pcm)
+
         try:
-            pcm = await asyncio.get_running_loop().run_in_executor(synthesizer.executor, synthesizer.speak, text,
-                                                                   s.rate)
+            await loop.run_in_executor(synthesizer.executor, speak)
         except Exception as exc:
             log.error("call %s: the brief could not be spoken (%s)", s.call_id, type(exc).__name__)
-            pcm = b""
-        return text, pcm
+        finally:
+            brief.finished.set()
 
     # ------------------------------------------------------------ listen-in and take-over (staff)
 

@@ -113,7 +113,7 @@ def test_a_warm_transfer_briefs_the_desk_and_joins_it_with_the_caller(warm, desk
         call_id = await p.call_in()
         await p.caller.dtmf("0")                                     # a person, please
         await p.step("the desk's phone rings and is answered", p.desk.answered.wait(), 30)
-        await p.step("the brief", p.desk.until_speaking(), 15)
+        await p.step("the brief", p.desk.until_speaking(), 40)
         legs = await p.until("the desk leg joined", lambda: desk_legs(warm, call_id), 60)
         await p.hears("the desk heard by the caller once joined", p.caller, p.desk, tone())
         await p.hears("the caller heard by the desk once joined", p.desk, p.caller, tone())
