@@ -121,7 +121,8 @@ class FrontDesk:
             await self._record("warm_transfer", leg, connected=True, answer=ANSWERED, waited_s=waited,
                                brief=brief.text)
             return True
-        await hanging_up
+        if not s.gone.is_set():               # a caller who left is not kept waiting on the desk's phone
+            await hanging_up
         log.info("call %s: warm transfer: %s after %.1f s; back to the caller", s.call_id, answer, waited)
         await self._record("warm_transfer", leg, connected=False, answer=answer, waited_s=waited, brief=brief.text)
         return False

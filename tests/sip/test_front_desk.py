@@ -37,7 +37,7 @@ def warm(tmp_path_factory, desk_port):
     yield running
     assert stop_service(running) == 0, running.log_text()[-3000:]
     log = running.log_text()
-    assert "Assertion" not in log and "Traceback" not in log, log[-3000:]
+    assert "Assertion" not in log and "Traceback" not in log and "Task was destroyed" not in log, log[-3000:]
 
 
 def tone(seconds: float = 1.5, rate: int = 8000) -> bytes:
@@ -159,6 +159,25 @@ def test_a_warm_transfer_the_desk_does_not_take_comes_back_with_a_callback_and_a
     assert result["brief"].startswith("Hello, this is the automated receptionist")
     callbacks = rows(warm, "SELECT reason, phone, status FROM callback_requests WHERE call_id = ?", call_id)
     assert callbacks == [("desk_unanswered: " + result["brief"], CALLER, "open")]
+
+
+def test_a_caller_who_hangs_up_on_hold_stops_the_desks_phone(warm, desk_port):
+    async def scenario(p: Parties):
+        call_id = await p.call_in()
+        await p.caller.dtmf("0")
+        await p.step("the desk's phone rings", p.desk.wait_for_event(lambda e: e["event"] == "incoming"), 30)
+        await p.caller.hangup()
+        await p.step("the desk's phone stops ringing", p.desk.ended.wait(), DESK_TIMEOUT_S - 1)
+        await p.until("the call record closed", lambda: [c for c in warm.calls() if c["id"] == call_id
+                                                         and c["outcome"] not in ("transferred", None)], 15)
+        return call_id
+
+    call_id = run_parties(warm, desk_port, scenario, desk_answers="ring")
+    [(arguments, result)] = desk_legs(warm, call_id)
+    assert (result["connected"], result["answer"]) == (False, "caller hung up")
+    # they asked for a person and nobody took the call: the desk still gets it to call back, with the brief
+    assert rows(warm, "SELECT reason FROM callback_requests WHERE call_id = ?", call_id) == [
+        ("desk_unanswered: " + result["brief"],)]
 
 
 def test_listen_in_then_take_over_from_the_monitor(warm, desk_port):
