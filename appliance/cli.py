@@ -406,15 +406,135 @@ def _greeting_printer(show, player):
 @click.option("--socket", "socket_path", type=click.Path(path_type=Path), default=None,
               help="The service's monitor socket (default: <data>/monitor.sock, or APPLIANCE_MONITOR_SOCKET).")
 @click.option("--flow", "flow_file", type=click.Path(path_type=Path), default=None, help="Flow YAML file.")
-def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | None) -> None:
+@click.option("--serve", is_flag=True, help="Serve the monitor to browsers on the clinic's network instead: HTTPS "
+                                            "on [monitor_web] listen, each member of staff signed in "
+                                            "(`appliance staff add NAME`).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="With --serve: the settings file (default: $APPLIANCE_CONFIG, /etc/appliance/appliance.toml, "
+                   "config/appliance.toml).")
+def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | None, serve: bool,
+            config_file: Path | None) -> None:
     """The front desk's screen: live calls, callbacks, today, history and the state machine."""
     import os
 
     from .events import monitor_socket_path
+
+    db_given = db_path is not None or "APPLIANCE_DB" in os.environ
+    if serve:
+        _serve_monitor(_admin_settings(config_file), db_path=db_path, db_given=db_given,
+                       socket_path=socket_path or monitor_socket_path(), flow_file=flow_file)
+        return
     from .monitor import run_monitor
 
-    run_monitor(db_path=db_path or paths.database_path(), db_given=db_path is not None or "APPLIANCE_DB" in os.environ,
+    run_monitor(db_path=db_path or paths.database_path(), db_given=db_given,
                 socket_path=socket_path or monitor_socket_path(), flow=_load_flow(flow_file))
+
+
+def _serve_monitor(settings, *, db_path: Path | None, db_given: bool, socket_path: Path, flow_file: Path | None) -> None:
+    from .monitor_web.staff_accounts import StaffAccounts
+    from .monitor_web.web_server import WebServerError, serve, session_command
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
+                        format="%(levelname)s %(name)s: %(message)s")
+    _load_flow(flow_file)     # a broken flow is said now, not in every browser session
+    command = session_command(db_path=db_path or settings.paths.database, db_given=db_given,
+                              socket_path=socket_path, flow_file=flow_file or settings.paths.flow)
+    try:
+        serve(settings.monitor_web, accounts=StaffAccounts(settings.staff_file),
+              certificate=settings.monitor_web_certificate, key=settings.monitor_web_key, command=command,
+              ready=lambda urls: click.echo("serving the monitor on " + ", ".join(urls), err=True))
+    except WebServerError as exc:
+        _fail(str(exc))
+
+
+# ---------------------------------------------------------------- staff
+
+@main.group()
+def staff() -> None:
+    """The browser monitor's staff accounts (each member of staff signs in with their own)."""
+
+
+def _staff_accounts(config_file: Path | None):
+    from .monitor_web.staff_accounts import StaffAccounts
+
+    return StaffAccounts(_admin_settings(config_file).staff_file)
+
+
+def _new_password(name: str, from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return click.prompt(f"password for {name}", hide_input=True, confirmation_prompt=True)
+
+
+_config_option = click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+                              help="Settings file (its [monitor_web] staff_file; default <data>/staff-accounts).")
+_stdin_option = click.option("--password-stdin", is_flag=True, help="Read the password from the first line of "
+                                                                     "standard input instead of asking twice.")
+
+
+@staff.command("add")
+@click.argument("name")
+@_stdin_option
+@_config_option
+def staff_add(name: str, password_stdin: bool, config_file: Path | None) -> None:
+    """Give NAME an account for the browser monitor."""
+    from .monitor_web.staff_accounts import AccountError, check_name
+
+    accounts = _staff_accounts(config_file)
+    try:
+        check_name(name)
+        accounts.add(name, _new_password(name, password_stdin))
+    except AccountError as exc:
+        _fail(str(exc))
+    click.echo(f"added {name} to {accounts.path}; they sign in at the browser monitor")
+
+
+@staff.command("passwd")
+@click.argument("name")
+@_stdin_option
+@_config_option
+def staff_passwd(name: str, password_stdin: bool, config_file: Path | None) -> None:
+    """Set NAME's password (their open sessions end)."""
+    from .monitor_web.staff_accounts import AccountError
+
+    accounts = _staff_accounts(config_file)
+    try:
+        if accounts.get(name) is None:
+            raise AccountError(f"no staff account {name!r} in {accounts.path}")
+        accounts.set_password(name, _new_password(name, password_stdin))
+    except AccountError as exc:
+        _fail(str(exc))
+    click.echo(f"changed {name}'s password; their open sessions end within a second")
+
+
+@staff.command("remove")
+@click.argument("name")
+@_config_option
+def staff_remove(name: str, config_file: Path | None) -> None:
+    """Remove NAME's account (their open sessions end; their past actions stay recorded under the name)."""
+    from .monitor_web.staff_accounts import AccountError
+
+    accounts = _staff_accounts(config_file)
+    try:
+        accounts.remove(name)
+    except AccountError as exc:
+        _fail(str(exc))
+    click.echo(f"removed {name} from {accounts.path}")
+
+
+@staff.command("list")
+@_config_option
+def staff_list(config_file: Path | None) -> None:
+    """The staff accounts, one name a line."""
+    from .monitor_web.staff_accounts import AccountError
+
+    accounts = _staff_accounts(config_file)
+    try:
+        names = sorted(accounts.accounts())
+    except AccountError as exc:
+        _fail(str(exc))
+    for name in names:
+        click.echo(name)
 
 
 # ---------------------------------------------------------------- simulate

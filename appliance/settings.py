@@ -268,11 +268,11 @@ class MetricsSettings(Section):
         return split_listen(self.listen) if self.listen else None
 
 
-def split_listen(value: str) -> tuple[str, int]:
+def split_listen(value: str, example_port: int = 9464) -> tuple[str, int]:
     """'127.0.0.1:9464' or '[::1]:9464' as (host, port); ValueError naming what is wrong."""
     import ipaddress
 
-    example = 'e.g. "127.0.0.1:9464" or "[::1]:9464"'
+    example = f'e.g. "127.0.0.1:{example_port}" or "[::1]:{example_port}"'
     host, colon, port_text = value.rpartition(":")
     if not colon or not host:
         raise ValueError(f"{value!r} must be an address and a port, {example}")
@@ -285,6 +285,52 @@ def split_listen(value: str) -> tuple[str, int]:
     if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
         raise ValueError(f"{port_text!r} is not a port (1 to 65535), {example}")
     return host, int(port_text)
+
+
+class MonitorWebSettings(Section):
+    """`appliance monitor --serve`: the monitor in a browser on the clinic LAN, over HTTPS, each member of staff
+    signed in with their own account (`appliance staff add NAME`)."""
+    # "address:port" pairs to listen on, e.g. ["192.168.1.20:8443"]; only these (no wildcard by default)
+    listen: tuple[str, ...] = ("127.0.0.1:8443",)
+    # the HTTPS certificate (PEM, the chain after it) and its private key (PEM, unencrypted, readable only by the
+    # service's user); unset: tls/monitor-web.crt and tls/monitor-web.key beside this file (what the installer makes)
+    certificate: Path | None = None
+    key: Path | None = None
+    # the staff accounts (names and argon2 password hashes, mode 0600); unset: <paths.data_dir>/staff-accounts
+    staff_file: Path | None = None
+    # a session ends after this many minutes without a key or a click, and in any case after session_hours
+    session_idle_minutes: float = Field(30.0, gt=0, le=24 * 60)
+    session_hours: float = Field(12.0, gt=0, le=7 * 24)
+    # failed sign-ins allowed per account and per address within sign_in_window_minutes; then sign-in is refused
+    # for that account or address until the window has passed since the first of them
+    sign_in_failures: int = Field(5, ge=1, le=100)
+    sign_in_window_minutes: float = Field(15.0, gt=0, le=24 * 60)
+
+    @field_validator("listen")
+    @classmethod
+    def _addresses(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError('must name at least one address to listen on, e.g. ["192.168.1.20:8443"]')
+        cleaned = []
+        for i, item in enumerate(value):
+            try:
+                split_listen(item.strip(), example_port=8443)
+            except ValueError as exc:
+                raise _At((i,), str(exc)) from None
+            if item.strip() in cleaned:
+                raise _At((i,), f"{item.strip()!r} is listed twice")
+            cleaned.append(item.strip())
+        return tuple(cleaned)
+
+    @model_validator(mode="after")
+    def _idle_within_session(self) -> MonitorWebSettings:
+        if self.session_idle_minutes > self.session_hours * 60:
+            raise _At(("session_idle_minutes",), f"must not be longer than session_hours ({self.session_hours:g} h)")
+        return self
+
+    @property
+    def addresses(self) -> list[tuple[str, int]]:
+        return [split_listen(item) for item in self.listen]
 
 
 class PathsSettings(Section):
@@ -312,6 +358,7 @@ class Settings(Section):
     sip: SipSettings = Field(default_factory=SipSettings)
     data: DataSettings = Field(default_factory=DataSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    monitor_web: MonitorWebSettings = Field(default_factory=MonitorWebSettings)
     paths: PathsSettings = Field(default_factory=PathsSettings)
 
     _source: Path | None = PrivateAttr(default=None)
@@ -335,6 +382,25 @@ class Settings(Section):
     def recordings_dir(self) -> Path:
         """Where call recordings go (when [sip] record_calls is on)."""
         return self.paths.data_dir / "recordings"
+
+    @property
+    def monitor_web_certificate(self) -> Path:
+        """The browser monitor's HTTPS certificate: [monitor_web] certificate, else tls/monitor-web.crt beside the
+        settings file (/etc/appliance when there is none)."""
+        return self.monitor_web.certificate or self.config_folder() / "tls" / "monitor-web.crt"
+
+    @property
+    def monitor_web_key(self) -> Path:
+        return self.monitor_web.key or self.config_folder() / "tls" / "monitor-web.key"
+
+    @property
+    def staff_file(self) -> Path:
+        """The staff accounts of the browser monitor: [monitor_web] staff_file, else <paths.data_dir>/staff-accounts."""
+        return self.monitor_web.staff_file or self.paths.data_dir / "staff-accounts"
+
+    def config_folder(self) -> Path:
+        """The settings file's folder (/etc/appliance when there is no file)."""
+        return self._source.parent if self._source is not None else paths.ETC
 
     def warnings(self) -> list[SettingWarning]:
         """What works but should be looked at: logged at load, shown by `appliance doctor`."""
@@ -422,8 +488,12 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
                                                   if getattr(sip_section, key) is not None})
     if data_section.backup_dir is not None:
         data_section = data_section.model_copy(update={"backup_dir": fix(data_section.backup_dir)})
+    web_section = settings.monitor_web
+    web_files = ("certificate", "key", "staff_file")
+    web_section = web_section.model_copy(update={key: fix(getattr(web_section, key)) for key in web_files
+                                                  if getattr(web_section, key) is not None})
     return settings.model_copy(update={"paths": paths_section, "models": models_section, "sip": sip_section,
-                                       "data": data_section})
+                                       "data": data_section, "monitor_web": web_section})
 
 
 def _describe(err: dict[str, Any]) -> str:

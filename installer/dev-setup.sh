@@ -52,6 +52,13 @@ if ! command -v promtool >/dev/null 2>&1; then
     need_root apt-get update -qq
     need_root apt-get install -y -qq --no-install-recommends prometheus
 fi
+# Chromium: the browser monitor's test signs in and works the monitor in a real (headless) browser, driven by
+# Playwright's Python package through the distribution's Chromium (Playwright never downloads a browser here)
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "==> installing chromium from the distribution (the browser monitor's test uses it)"
+    need_root apt-get update -qq
+    need_root apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core
+fi
 if [ ! -x "$venv/bin/python" ]; then
     echo "==> creating $venv (Python $version)"
     "$python" -m venv "$venv"

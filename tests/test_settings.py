@@ -73,7 +73,7 @@ def test_check_ins_must_grow(tmp_path):
 @pytest.mark.parametrize("text, expected", [
     ("[voice]\nsilence_checkin = [1]\n", "voice.silence_checkin: unknown key (known keys: sample_rate,"),
     ("[telephony]\nport = 5060\n",
-     "telephony: unknown section (known sections: device, models, llm, voice, sip, data, metrics, paths)"),
+     "telephony: unknown section (known sections: device, models, llm, voice, sip, data, metrics, monitor_web, paths)"),
     ("[metrics]\nlisten = '9464'\n", "metrics.listen: '9464' must be an address and a port, e.g. \"127.0.0.1:9464\""),
     ("[metrics]\nlisten = 'localhost:9464'\n", "metrics.listen: 'localhost' is not an IP address"),
     ("[metrics]\nlisten = '127.0.0.1:70000'\n", "metrics.listen: '70000' is not a port (1 to 65535)"),
@@ -183,3 +183,36 @@ def test_mandatory_srtp_without_tls_warns_that_the_keys_travel_in_clear(tmp_path
     files = 'tls_cert_file = "a.crt"\ntls_key_file = "a.key"\n'
     with_tls = load_settings(write(tmp_path, f'[sip]\nsrtp = "mandatory"\ntransports = ["tls"]\n{files}'), warn=False)
     assert with_tls.warnings() == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[monitor_web]\nlisten = []\n", "monitor_web.listen: must name at least one address to listen on"),
+    ("[monitor_web]\nlisten = ['8443']\n", "monitor_web.listen[0]: '8443' must be an address and a port, "
+                                           'e.g. "127.0.0.1:8443"'),
+    ("[monitor_web]\nlisten = ['127.0.0.1:8443', 'reception-pc:8443']\n",
+     "monitor_web.listen[1]: 'reception-pc' is not an IP address"),
+    ("[monitor_web]\nlisten = ['192.168.1.20:8443', '192.168.1.20:8443']\n",
+     "monitor_web.listen[1]: '192.168.1.20:8443' is listed twice"),
+    ("[monitor_web]\nsession_idle_minutes = 0\n", "monitor_web.session_idle_minutes: must be greater than 0"),
+    ("[monitor_web]\nsession_hours = 1\nsession_idle_minutes = 90\n",
+     "monitor_web.session_idle_minutes: must not be longer than session_hours (1 h)"),
+    ("[monitor_web]\nsign_in_failures = 0\n", "monitor_web.sign_in_failures: must be greater than or equal to 1"),
+    ("[monitor_web]\npassword = 'x'\n", "monitor_web.password: unknown key (known keys: listen, certificate, key"),
+])
+def test_the_browser_monitors_settings_are_checked(tmp_path, text, expected):
+    assert expected in error_of(tmp_path, text)
+
+
+def test_the_browser_monitor_listens_where_told_and_finds_its_files_beside_the_settings(tmp_path, monkeypatch):
+    monkeypatch.delenv("APPLIANCE_DB", raising=False)
+    settings = load_settings(write(tmp_path, "[monitor_web]\nlisten = ['192.168.1.20:8443', '[::1]:9443']\n"
+                                             "[paths]\ndata_dir = 'data'\n"))
+    assert settings.monitor_web.addresses == [("192.168.1.20", 8443), ("::1", 9443)]
+    assert settings.monitor_web_certificate == tmp_path / "tls" / "monitor-web.crt"    # what the installer makes
+    assert settings.monitor_web_key == tmp_path / "tls" / "monitor-web.key"
+    assert settings.staff_file == tmp_path / "data" / "staff-accounts"
+    given = load_settings(write(tmp_path, "[monitor_web]\ncertificate = 'web/a.crt'\nkey = '/srv/a.key'\n"
+                                          "staff_file = 'staff'\n"))
+    assert (given.monitor_web_certificate, given.monitor_web_key, given.staff_file) == (
+        tmp_path / "web" / "a.crt", Path("/srv/a.key"), tmp_path / "staff")
+    assert Settings().monitor_web.addresses == [("127.0.0.1", 8443)]       # by default: this machine only

@@ -36,6 +36,7 @@ from typing import Literal
 
 from .. import paths
 from ..settings import TEMPLATE_PATH, ConfigError, Settings, config_path, load_settings
+from ..voice import cuda_libraries
 from . import service_process
 
 Status = Literal["OK", "WARN", "FAIL"]
@@ -82,6 +83,7 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
         checks.append(check_sip_registration(settings, now))
         checks.append(check_metrics_port(settings))
         checks.append(check_data_dir(settings))
+        checks += check_monitor_web(settings)
         checks.append(check_database(settings))
         checks.append(check_fallback_journal(settings))
         checks.append(check_interrupted_calls(settings))
@@ -462,6 +464,39 @@ def check_data_dir(settings: Settings) -> Check:
     return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}{_group_note(info)}")
 
 
+def check_monitor_web(settings: Settings) -> list[Check]:
+    """The browser monitor, where it is set up (a staff accounts file or its certificate exists): the password
+    hashes and the TLS key are the service user's alone."""
+    from ..monitor_web.staff_accounts import AccountError, StaffAccounts
+
+    found = []
+    staff_file, key = settings.staff_file, settings.monitor_web_key
+    if not staff_file.exists() and not settings.monitor_web_certificate.exists():
+        return found
+    for name, path, what in (("staff accounts", staff_file, "the staff's password hashes"),
+                             ("monitor web key", key, "the browser monitor's private key")):
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            found.append(Check("WARN" if path == staff_file else "FAIL", name, f"{path}: missing",
+                               f"sudo -u {SERVICE_USER} appliance staff add NAME" if path == staff_file else
+                               "sudo installer/install.sh --monitor-web (or set [monitor_web] certificate and key)"))
+            continue
+        if mode & 0o077:
+            found.append(Check("FAIL", name, f"{path} has mode {mode:04o}: other users can read {what}",
+                               f"sudo chown {SERVICE_USER}: {path} && sudo chmod 600 {path}"))
+            continue
+        detail = f"{path}: mode {mode:04o}"
+        if path == staff_file:
+            try:
+                detail += f", {len(StaffAccounts(path).accounts())} account(s)"
+            except (AccountError, OSError) as exc:
+                found.append(Check("FAIL", name, str(exc), f"sudo -u {SERVICE_USER} appliance staff list"))
+                continue
+        found.append(Check("OK", name, detail))
+    return found
+
+
 def _shared_too_widely(info: os.stat_result, verb: str) -> str | None:
     """The one permission model: the owner (the service user) writes, the staff group may read, nobody else."""
     mode = stat.S_IMODE(info.st_mode)
@@ -657,6 +692,10 @@ def _cuda_device_count() -> int:
     return ctranslate2.get_cuda_device_count()
 
 
+def _missing_cuda_libraries() -> list[str]:
+    return cuda_libraries.preload()
+
+
 def check_gpu(settings: Settings) -> Check:
     config = settings.source or "appliance.toml"
     if settings.device.device != "cuda":
@@ -669,7 +708,12 @@ def check_gpu(settings: Settings) -> Check:
     if count < 1:
         return Check("FAIL", "gpu", "device = cuda, but no CUDA device is usable (ctranslate2 sees 0)",
                      f"check `nvidia-smi`; or set [device] device = \"cpu\" in {config}")
-    return Check("OK", "gpu", f"{count} CUDA device(s) usable")
+    missing = _missing_cuda_libraries()
+    if missing:   # the GPU is seen, but Whisper fails at its first matrix product: the service falls back to the CPU
+        return Check("FAIL", "gpu", f"{count} CUDA device(s), but {', '.join(missing)} cannot be opened: "
+                                    "speech-to-text falls back to the CPU",
+                     f"{cuda_libraries.INSTALL_HINT}; or set [device] device = \"cpu\" in {config}")
+    return Check("OK", "gpu", f"{count} CUDA device(s) usable, cuBLAS 12 and cuDNN 9 loadable")
 
 
 # ---------------------------------------------------------------- service

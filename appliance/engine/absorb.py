@@ -91,7 +91,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     last = utt.name.last if utt.name else None
     if utt.spelled and not (first and last):
         spelled = _as_held(utt.spelled.title(), ctx)
-        if spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last")):
+        if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))
+                and _two_parts(utt)):
             # two runs of letters are the first name and the surname, even when one part was asked for
             first, last = spelled.split(" ", 1)
             ctx.spelled.update(("first_name", "last_name"))
@@ -107,6 +108,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         else:
             last = spelled
             ctx.spelled.add("last_name")
+        if last == spelled and first is None and ctx.first_name:
+            first = _without_surname_words(ctx.first_name, spelled)
         ctx.spelling_needed = False
     elif utt.spelled and question.name_part in ("first", "last"):
         ctx.spelled.add(f"{question.name_part}_name")   # spelled along with the name itself
@@ -204,6 +207,22 @@ def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | Non
                     and fold_name(word) != fold_name(held):
                 found[part] = title_case(word.lower())
     return found.get("first_name"), found.get("last_name")
+
+
+def _two_parts(utt: Utterance) -> bool:
+    """Whether two runs of letters are a first name and a surname rather than one name of two words: not when
+    the caller said "space" between them ("T E space H U I A", "N I space B H R I A I N")."""
+    return "space" not in utt.text.lower().replace(",", " ").split()
+
+
+def _without_surname_words(first: str, surname: str) -> str:
+    """The first name held, less the words a surname of several words now spelled begins with: "Tama Te" and
+    "Te Huia" spelled leave "Tama" (a first name had taken the surname's first word)."""
+    held, words = first.split(), surname.split()
+    for n in range(min(len(held) - 1, len(words) - 1), 0, -1):
+        if [w.lower() for w in held[-n:]] == [w.lower() for w in words[:n]]:
+            return " ".join(held[:-n])
+    return first
 
 
 def _as_held(spelled: str, ctx: CallContext) -> str:

@@ -10,7 +10,8 @@ server -> monitor
 
 monitor -> server
     command         {"type": "command", "id": ..., "action": ..., "user": ..., "call_id"/"callback_id"/"note": ...,
-                     "details": {...} (a diary action's arguments, text values: see DIARY_DETAILS)}
+                     "details": {...} (a diary action's arguments, text values: see DIARY_DETAILS),
+                     "staff": name (only from the browser monitor: the staff account signed in there)}
 
 A call event is one call-record entry the engine queued (`call_started`, `turn`,
 `transition`, `tool_call`, `turn_timing`, `call_ended`) with the same keyword
@@ -124,6 +125,9 @@ class StaffCommand:
     note: str | None = None
     id: str = ""          # the sender's id for the command, echoed in its result
     details: dict[str, str] | None = None   # a diary action's arguments (DIARY_DETAILS)
+    # the staff account signed in to the browser monitor that asked (`appliance monitor --serve`); the server
+    # honours it only from the web monitor's own processes (socket_file.peer_may_name_staff)
+    staff: str | None = None
 
     def __post_init__(self) -> None:
         if self.action not in STAFF_ACTIONS:
@@ -147,7 +151,7 @@ class StaffCommand:
 
     def to_wire(self) -> dict[str, Any]:
         message: dict[str, Any] = {"type": "command", "id": self.id, "action": self.action, "user": self.user}
-        for name in ("call_id", "callback_id", "note", "details"):
+        for name in ("call_id", "callback_id", "note", "details", "staff"):
             if getattr(self, name) is not None:
                 message[name] = getattr(self, name)
         return message
@@ -163,7 +167,7 @@ class StaffCommand:
             raise BadMessage("a command's \"details\" is an object")
         return cls(action=str(message.get("action") or ""), user=str(message.get("user") or ""),
                    call_id=text("call_id"), callback_id=text("callback_id"), note=text("note"),
-                   id=str(message.get("id") or ""),
+                   id=str(message.get("id") or ""), staff=text("staff") or None,
                    details={str(k): str(v) for k, v in details.items() if v is not None} if details else None)
 
     def describe(self) -> str:

@@ -10,7 +10,10 @@ waited for by a call.
 Staff commands come back on the same connection. The server replaces the
 claimed user with the OS user of the connecting process (SO_PEERCRED) when it
 can, hands the command to the registered handler on a single command thread,
-records it with who did it, and answers with a `command_result`.
+records it with who did it, and answers with a `command_result`. A command that
+names a staff account (`staff`: the browser monitor's signed-in person) acts as
+that account only when it comes from the service's own user, which the web
+monitor runs as; from anyone else it is refused, and recorded as refused.
 
 Only the front desk may connect (`socket_file.peer_allowed`: root, the
 service's user, or a member of `appliance-staff`): anyone else is told so in
@@ -30,8 +33,8 @@ from typing import Any
 
 from .event_bus import EventBus, Subscription
 from .messages import PROTOCOL, BadMessage, CommandResult, StaffCommand, read_line, wire_line
-from .socket_file import STAFF_GROUP, BoundSocket, bind_private_socket, peer_allowed, peer_user
-from .staff_action_log import VIA_SERVICE, StaffActionLog
+from .socket_file import STAFF_GROUP, BoundSocket, bind_private_socket, peer_allowed, peer_may_name_staff, peer_user
+from .staff_action_log import VIA_SERVICE, VIA_WEB, StaffActionLog
 from .staff_commands import CommandHandler
 
 log = logging.getLogger("appliance.events")
@@ -142,6 +145,7 @@ class MonitorServer:
                 writer.close()
             return
         verified_user = peer_user(sock)
+        may_name_staff = peer_may_name_staff(sock)
         holder: dict[str, Subscription] = {}
 
         def on_loop() -> None:
@@ -155,7 +159,7 @@ class MonitorServer:
 
         subscription = holder["sub"] = self.bus.subscribe(wake)
         self.clients += 1
-        commands = asyncio.create_task(self._read_commands(reader, writer, verified_user))
+        commands = asyncio.create_task(self._read_commands(reader, writer, verified_user, may_name_staff))
         try:
             replay = subscription.replay
             writer.write(wire_line({"type": "hello", "protocol": PROTOCOL, "server": self.server_id,
@@ -187,7 +191,7 @@ class MonitorServer:
                 pass
 
     async def _read_commands(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                             verified_user: str | None) -> None:
+                             verified_user: str | None, may_name_staff: bool = False) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
@@ -204,19 +208,28 @@ class MonitorServer:
             except BadMessage as exc:
                 writer.write(wire_line(CommandResult(False, f"not done: {exc}", str(_safe_id(line))).to_wire()))
                 continue
-            result = await loop.run_in_executor(self._commands, self._perform, command, verified_user)
+            result = await loop.run_in_executor(self._commands, self._perform, command, verified_user, may_name_staff)
             try:
                 writer.write(wire_line(result.to_wire()))
                 await writer.drain()
             except ConnectionError:
                 return
 
-    def _perform(self, command: StaffCommand, verified_user: str | None) -> CommandResult:
-        """On the command thread: run the handler as the verified user, record what happened."""
-        user = verified_user or command.user or "unknown"
+    def _perform(self, command: StaffCommand, verified_user: str | None, may_name_staff: bool = False) -> CommandResult:
+        """On the command thread: run the handler as the verified user (or the staff account the web monitor
+        names), record what happened."""
+        os_user = verified_user or command.user or "unknown"
+        user, via, claimed = os_user, VIA_SERVICE, None
+        if command.staff and may_name_staff:
+            user, via, claimed = command.staff, VIA_WEB, os_user
         acting = dataclasses.replace(command, user=user)
         handler = self.handler
-        if handler is None:
+        if command.staff and not may_name_staff:
+            log.warning("monitor socket: user %s named a staff account; only the web monitor may", os_user)
+            result = CommandResult(False, "only the browser monitor may act for a signed-in staff account: "
+                                          "nothing was done", command.id)
+            claimed = command.staff
+        elif handler is None:
             result = CommandResult(False, "the service is not taking staff actions right now", command.id)
         else:
             try:
@@ -227,7 +240,7 @@ class MonitorServer:
                 result = CommandResult(False, f"{command.describe()} failed: {type(exc).__name__}", command.id)
         if self.action_log is not None:
             try:
-                self.action_log.record(command, result, user=user, via=VIA_SERVICE)
+                self.action_log.record(command, result, user=user, via=via, claimed_user=claimed)
             except Exception as exc:
                 log.error("staff action %s not recorded: %s", command.action, exc)
                 result = dataclasses.replace(result, message=result.message + " (not recorded: " + str(exc) + ")")

@@ -6,7 +6,8 @@ the final path, given mode 0660 and the staff group, and only then renamed
 into place: there is no moment when anyone else could connect. The server
 checks each connecting process too (`peer_allowed`, from SO_PEERCRED): the
 service's own user, root, or a member of the staff group; anyone else is
-refused even if the file's mode were loosened.
+refused even if the file's mode were loosened. Only the service's own user (and root) may name a staff
+account signed in to the browser monitor as the one acting (`peer_may_name_staff`).
 """
 
 from __future__ import annotations
@@ -158,6 +159,14 @@ def peer_user(sock: socket.socket | None) -> str | None:
         return pwd.getpwuid(credentials[1]).pw_name
     except KeyError:
         return None
+
+
+def peer_may_name_staff(sock: socket.socket | None) -> bool:
+    """Whether the connecting process may act for a staff account signed in to the browser monitor: only the
+    service's own user (the web monitor runs as it: systemd/appliance-monitor-web.service) or root. A member of
+    staff's own monitor is recorded as its OS user and cannot name anyone else."""
+    credentials = peer_credentials(sock)
+    return credentials is not None and credentials[1] in (0, os.geteuid())
 
 
 def peer_allowed(sock: socket.socket | None, group: str | None = STAFF_GROUP) -> bool:

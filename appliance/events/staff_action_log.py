@@ -34,6 +34,9 @@ INDEX = "CREATE INDEX IF NOT EXISTS staff_actions_by_at ON staff_actions (at)"
 
 VIA_SERVICE = "service"
 VIA_MONITOR = "monitor"   # the service was not running: the monitor wrote the database itself
+# a staff account signed in to the browser monitor (`user` is the account, `claimed_user` the OS user of the web
+# monitor's process), through the service or, when it was not running, written by the web monitor itself
+VIA_WEB = "web"
 
 
 class StaffActionLog:
@@ -57,14 +60,16 @@ class StaffActionLog:
             self._local.conn = conn
         return conn
 
-    def record(self, command: StaffCommand, result: CommandResult, *, user: str, via: str) -> None:
-        """`user` is who did it as the OS vouches for it (the socket's peer), `command.user` who they said they were."""
+    def record(self, command: StaffCommand, result: CommandResult, *, user: str, via: str,
+               claimed_user: str | None = None) -> None:
+        """`user` is who did it as the OS vouches for it (the socket's peer, or the staff account the web monitor
+        names), `claimed_user` who they said they were (default `command.user`)."""
         conn = self._conn()
         with conn:
             conn.execute(
                 "INSERT INTO staff_actions (at, user, claimed_user, action, call_id, callback_id, note, ok, message, via)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [self._now().isoformat(timespec="seconds"), user, command.user or None, command.action,
+                [self._now().isoformat(timespec="seconds"), user, claimed_user or command.user or None, command.action,
                  command.call_id, command.callback_id, command.recorded_note(), int(result.ok), result.message, via])
 
     def close(self) -> None:

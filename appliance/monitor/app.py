@@ -4,7 +4,8 @@ Live calls come from the service's call events over the monitor socket; the
 other screens read the appliance database, so they work when the service is
 not running (and the status line says so plainly). Staff actions go to the
 service, or straight to the database for callbacks when it is not running;
-each is recorded with the OS user.
+each is recorded with the OS user, or in the browser (`appliance monitor
+--serve`, appliance/monitor_web) with the staff account signed in there.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ class MonitorApp(App):
     ]
 
     def __init__(self, *, db_path: str | Path | None, socket_path: str | Path, flow: Flow | None = None,
-                 db_given: bool = True, user: str | None = None, connect: bool = True,
+                 db_given: bool = True, user: str | None = None, staff_account: str | None = None,
+                 connect: bool = True,
                  clock: Callable[[], float] = time.time, today: Callable[[], date] | None = None,
                  retry_seconds: float = 2.0):
         super().__init__()
@@ -78,7 +80,8 @@ class MonitorApp(App):
         self.db_given = db_given
         self.socket_path = Path(socket_path)
         self.flow = flow
-        self.user = user or os_user()
+        # who is at the keyboard: the staff account signed in to the browser monitor, else the OS user
+        self.user = staff_account or user or os_user()
         self.follow_service = connect
         self.clock = clock
         self._today = today
@@ -90,7 +93,8 @@ class MonitorApp(App):
         self.db_problem: str | None = None
         self.day: date | None = None          # the day Today shows; None follows the calendar
         self._db_dirty = False
-        self.staff = StaffActions(user=self.user, client=lambda: self.client, db_path=lambda: self.db_path)
+        self.staff = StaffActions(user=user or os_user(), staff=staff_account, client=lambda: self.client,
+                                  db_path=lambda: self.db_path)
 
     # ------------------------------------------------------------ layout
 

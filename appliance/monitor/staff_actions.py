@@ -1,10 +1,11 @@
 """Staff actions from the monitor: through the service when it runs, else straight to the database.
 
-Every action carries the OS user. Through the service, the service records it
-(as the user the socket vouches for). Without the service only callback and
-diary actions can be done: the monitor writes them through `ClinicStore` itself
-(the same guards), records them with `via = "monitor"` and rewrites the
-practitioners' calendar feeds.
+Every action carries the OS user, and in the browser monitor the staff account
+signed in there (`staff`). Through the service, the service records it (as the
+user the socket vouches for, or that account). Without the service only callback
+and diary actions can be done: the monitor writes them through `ClinicStore`
+itself (the same guards), records them with `via = "monitor"` (`"web"` for a
+staff account) and rewrites the practitioners' calendar feeds.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Callable
 from ..calendars import CalendarFeeds
 from ..events.messages import CALL_ACTIONS, DIARY_ACTIONS, CommandResult, StaffCommand
 from ..events.monitor_client import MonitorClient
-from ..events.staff_action_log import VIA_MONITOR, StaffActionLog
+from ..events.staff_action_log import VIA_MONITOR, VIA_WEB, StaffActionLog
 from ..events.staff_commands import apply_database_command
 from ..store.clinic_store import ClinicStore
 from ..store.database import open_database
@@ -23,13 +24,14 @@ from ..store.database import open_database
 
 class StaffActions:
     def __init__(self, *, user: str, client: Callable[[], MonitorClient | None],
-                 db_path: Callable[[], Path | None]):
-        self.user = user
+                 db_path: Callable[[], Path | None], staff: str | None = None):
+        self.user = user          # the OS user of this process
+        self.staff = staff        # the staff account signed in to the browser monitor, if this is one of its
         self._client = client
         self._db_path = db_path
 
     def command(self, action: str, *, details: dict[str, str] | None = None, **target: str | None) -> StaffCommand:
-        return StaffCommand(action=action, user=self.user, details=details, **target)
+        return StaffCommand(action=action, user=self.user, details=details, staff=self.staff, **target)
 
     async def perform(self, command: StaffCommand) -> CommandResult:
         client = self._client()
@@ -44,14 +46,16 @@ class StaffActions:
         db_path = self._db_path()
         if db_path is None or not Path(db_path).exists():
             return CommandResult(False, f"no database at {db_path}: nothing was changed", command.id)
+        actor = self.staff or self.user
         db = open_database(db_path)
         try:
-            result = apply_database_command(ClinicStore(db), command, user=self.user)
+            result = apply_database_command(ClinicStore(db), command, user=actor)
         finally:
             db.close()
         log = StaffActionLog(db_path)
         try:
-            log.record(command, result, user=self.user, via=VIA_MONITOR)
+            log.record(command, result, user=actor, via=VIA_WEB if self.staff else VIA_MONITOR,
+                       claimed_user=self.user if self.staff else None)
         finally:
             log.close()
         if result.ok and command.action in DIARY_ACTIONS:

@@ -83,6 +83,8 @@ from pipecat.frames.frames import (
 from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from ..understanding import Question
+from ..understanding.normalise import normalise
+from .answer_scoring import SCORED_MAX_WORDS
 from .audio import to_float
 from .frames import CallerTurnFrame
 from .stt import Transcript, WhisperTranscriber
@@ -494,8 +496,15 @@ class CallerListener(FrameProcessor):
 
     def _transcribe(self, pcm: bytes) -> asyncio.Future:
         loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self.transcriber.executor,
-                                    lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.prompt_words))
+        question = self.question
+        expected = question.short_answer_phrases if question is not None else ()
+
+        def settled(text: str) -> bool:
+            """Whisper's words already a declared answer, or more than a one-word miss of one: no scoring."""
+            return len(text.split()) > SCORED_MAX_WORDS or question.short_answer(normalise(text).text) is not None
+
+        return loop.run_in_executor(self.transcriber.executor, lambda: self.transcriber.transcribe(
+            pcm, self.rate, hotwords=self.prompt_words, expected=expected, settled=settled))
 
     async def _transcribe_turn(self, previous: asyncio.Task | None, utt: _Utterance, pcm: bytes,
                                turn_end: float, transcription: asyncio.Future, generation: int) -> None:

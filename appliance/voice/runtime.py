@@ -25,7 +25,7 @@ from typing import Any
 from ..settings import Settings, load_settings
 from ..understanding.name_list import load_name_list
 from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES, TTS_FALLBACK, SpeechCache
-from .stt import WhisperTranscriber
+from .stt import load_transcriber
 from .tts import PiperSynthesizer, fixed_openings
 from .turn_detection import SileroSession, SmartTurn
 
@@ -49,6 +49,7 @@ class LoadReport:
     seconds: dict[str, float] = field(default_factory=dict)
     models: dict[str, str] = field(default_factory=dict)
     llm_problem: str | None = None
+    stt_problem: str | None = None   # set when device = cuda but Whisper had to fall back to the CPU
 
 
 class VoiceRuntime:
@@ -65,9 +66,11 @@ class VoiceRuntime:
         started = time.perf_counter()
 
         stt = resolve("stt", settings)
-        self.transcriber = WhisperTranscriber(
+        self.transcriber, self.report.stt_problem = load_transcriber(
             stt.path, device=device.device, compute_type=device.stt_compute_type, beam_size=voice.stt_beam_size,
             cpu_threads=min(2, cores), workers=1, window_s=voice.stt_window_s)   # a second CT2 worker made one transcription 60% slower here
+        if self.report.stt_problem:
+            log.warning("speech-to-text runs on the CPU: %s", self.report.stt_problem)
         self.report.models["stt"] = f"{stt.name} ({stt.path})"
         self.report.seconds["stt"] = self.transcriber.load_s
 

@@ -520,10 +520,20 @@ def test_gpu_not_used_on_cpu(settings):
 def test_gpu_on_cuda(box, monkeypatch, count, status):
     box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
     monkeypatch.setattr(doctor, "_cuda_device_count", lambda: count)
+    monkeypatch.setattr(doctor, "_missing_cuda_libraries", lambda: [])
     check = doctor.check_gpu(load_settings(box))
     assert check.status == status
     if status == "FAIL":
         assert 'device = "cpu"' in check.fix
+
+
+def test_a_gpu_without_cublas_12_fails_naming_the_library(box, monkeypatch):
+    """The driver sees the GPU, but CTranslate2's cuBLAS 12 is not installed (a CUDA 13 only box, and this CPU box)."""
+    box.write_text(box.read_text() + '\n[device]\ndevice = "cuda"\n')
+    monkeypatch.setattr(doctor, "_cuda_device_count", lambda: 1)
+    check = doctor.check_gpu(load_settings(box))
+    assert check.status == "FAIL" and "libcublas.so.12" in check.detail and "falls back to the CPU" in check.detail
+    assert "appliance[cuda]" in check.fix
 
 
 def test_gpu_without_a_driver_fails(box, monkeypatch):
@@ -552,3 +562,26 @@ def test_config_written_by_write_config_is_valid(tmp_path):
 def test_no_models_skips_the_model_checks(box):
     result = CliRunner().invoke(main, ["doctor", "--no-models"])
     assert "model " not in result.output and "OK    config" in result.output
+
+
+# ---------------------------------------------------------------- the browser monitor
+
+def test_the_browser_monitor_is_checked_only_where_it_is_set_up_and_its_secrets_must_be_private(tmp_path):
+    from appliance.monitor_web.staff_accounts import StaffAccounts
+
+    settings = load_settings(write_config(tmp_path))
+    (tmp_path / "data").mkdir(exist_ok=True)
+    assert doctor.check_monitor_web(settings) == []                 # not set up: nothing to say
+    accounts = StaffAccounts(settings.staff_file)
+    accounts.add("alice", "correct horse battery")
+    checks = doctor.check_monitor_web(settings)
+    assert by_name(checks, "staff accounts").status == "OK" and "1 account(s)" in by_name(checks, "staff accounts").detail
+    assert by_name(checks, "monitor web key").status == "FAIL"       # set up, but no key yet
+    (tmp_path / "tls").mkdir()
+    settings.monitor_web_key.write_text("key")
+    settings.monitor_web_key.chmod(0o640)
+    settings.staff_file.chmod(0o640)
+    checks = doctor.check_monitor_web(settings)
+    for name in ("staff accounts", "monitor web key"):
+        check = by_name(checks, name)
+        assert check.status == "FAIL" and "other users can read" in check.detail and "chmod 600" in check.fix

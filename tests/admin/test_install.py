@@ -244,3 +244,40 @@ def test_an_offline_install_needs_a_real_bundle(tmp_path):
 def test_without_root_it_asks_for_sudo_or_root_mode():
     done = subprocess.run(["bash", str(REPO / "installer/install.sh")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--root DIR" in done.stderr
+
+
+# ---------------------------------------------------------------- the monitor in a browser
+
+def test_monitor_web_adds_its_service_and_a_certificate_whose_key_only_the_service_user_reads(tmp_path):
+    from cryptography import x509
+
+    from appliance.monitor_web.web_server import tls_context
+    from appliance.settings import load_settings
+
+    root = tmp_path / "root"
+    done = install(root, "--monitor-web")
+    assert done.returncode == 0, done.stdout + done.stderr
+    unit = root / "etc/systemd/system/appliance-monitor-web.service"
+    assert mode(unit) == 0o644 and f"ExecStart={VENV}/bin/appliance monitor --serve" in unit.read_text()
+    tls = root / "etc/appliance/tls"
+    assert mode(tls) == 0o750 and mode(tls / "monitor-web.crt") == 0o644 and mode(tls / "monitor-web.key") == 0o600
+    assert "would run: chown appliance:appliance /etc/appliance/tls/monitor-web.key" in done.stdout
+    certificate = x509.load_pem_x509_certificate((tls / "monitor-web.crt").read_bytes())
+    names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert "localhost" in names.get_values_for_type(x509.DNSName)
+    settings = load_settings(root / "etc/appliance/appliance.toml")     # found where the settings expect it
+    assert settings.monitor_web_certificate == tls / "monitor-web.crt"
+    tls_context(settings.monitor_web_certificate, settings.monitor_web_key)
+    assert ("would run: systemctl enable appliance.service appliance-maintenance.timer "
+            "appliance-monitor-web.service") in done.stdout
+    assert "appliance staff add NAME" in done.stdout and "[monitor_web] listen" in done.stdout
+
+    before = snapshot(root)
+    again = install(root)                   # an upgrade without the option keeps it, and changes nothing
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert snapshot(root) == before and "0 change(s) made this time" in again.stdout
+    assert "certificate exists: kept" in again.stdout
+
+    removed = install(root, "--uninstall")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not unit.exists() and "would run: systemctl disable --now appliance-monitor-web.service" in removed.stdout

@@ -49,6 +49,12 @@ def test_dry_run_lists_the_wheels_models_and_files_and_writes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_cuda_bundle_adds_the_gpu_libraries_whisper_opens(tmp_path):
+    done = make_bundle("--dry-run", "--cuda", "--out", str(tmp_path / "b.tar"))
+    assert done.returncode == 0, done.stderr
+    assert "[voice,cuda]'" in done.stdout and "-DGGML_CUDA=on" in done.stdout
+
+
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bundle")

@@ -16,7 +16,8 @@ from appliance.events.socket_file import bind_private_socket
 
 ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "systemd"
-NAMES = ("appliance.service", "appliance-maintenance.service", "appliance-maintenance.timer")
+NAMES = ("appliance.service", "appliance-maintenance.service", "appliance-maintenance.timer",
+         "appliance-monitor-web.service")
 VENV = Path(sys.prefix)
 
 
@@ -119,6 +120,18 @@ def test_maintenance_backs_up_then_prunes_daily_as_the_service_user():
     assert timer["Timer.Persistent"] == ["true"]
     assert timer["Timer.Unit"] == ["appliance-maintenance.service"]
     assert timer["Install.WantedBy"] == ["timers.target"]
+
+
+def test_the_browser_monitor_serves_as_the_service_user_and_is_hardened():
+    unit = directives("appliance-monitor-web.service")
+    assert unit["Service.ExecStart"] == ["/opt/appliance/venv/bin/appliance monitor --serve"]
+    # the service's own user: the only one (with root) whose processes may name a signed-in staff account
+    assert unit["Service.User"] == ["appliance"] and unit["Service.Group"] == ["appliance-staff"]
+    assert unit["Service.Restart"] == ["on-failure"]
+    assert unit["Install.WantedBy"] == ["multi-user.target"]
+    for key, value in HARDENING.items():
+        if key != "StateDirectoryMode":      # appliance.service makes the data folder
+            assert unit.get(f"Service.{key}") == [value], f"{key}={value} missing"
 
 
 def test_the_monitor_socket_stays_0660_under_the_services_umask(tmp_path):

@@ -165,3 +165,18 @@ def test_both_names_spelled_when_the_surname_was_asked_for_are_first_name_and_su
         "oh four one two, three four five, six seven eight")
     read_back = engine.turn(spelled)
     assert (engine.ctx.first_name, engine.ctx.last_name) == (first, last), read_back.reply
+
+
+@pytest.mark.parametrize(("name", "spelled", "first", "last"), [
+    ("Tama Te Huia", "it's spelt T E space H U I A", "Tama", "Te Huia"),
+    ("Aoife Ní Bhriain", "okay, N I space B H R I A I N", "Aoife", "Ní Bhriain"),
+    ("Ana de la Cruz", "D E space L A space C R U Z", "Ana", "De La Cruz"),
+    ("Mai Van Der Berg", "V A N, space, D E R, space, B E R G", "Mai", "Van Der Berg"),
+])
+def test_a_surname_of_several_words_spelled_with_space_said_between_them_stays_one_surname(
+        call, name, spelled, first, last):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", name, "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    engine.turn(spelled)
+    assert engine.ctx.last_name.lower() == last.lower() and engine.ctx.first_name == first

@@ -521,3 +521,23 @@ def test_silence_after_a_booking_keeps_the_outcome(engine):
         "the first one", "yes")
     assert engine.current.name == "booked"
     assert engine.silence_goodbye().outcome == "booked"
+
+
+@pytest.mark.parametrize("said", ["Sara John Son", "Zara Jonsen", "Cerrajon Sun", "Sarah Jaunson"])
+def test_a_whole_name_that_sounds_like_the_record_with_its_word_breaks_moved_is_put_to_the_caller(make_engine, said):
+    """Speech to text writes a name as the words it sounds like; no single word is the surname, but the whole
+    name sounds like the one patient with that exact date of birth."""
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", said)
+    asked = engine.turn("fourth of March eighty five")
+    assert asked.state == "confirm_identity" and "am I speaking with Sarah Johnson?" in asked.reply
+    assert engine.ctx.patient is None
+
+
+@pytest.mark.parametrize("said", ["Tara James", "Samantha Jones", "Clara Jenkins"])
+def test_a_name_only_partly_like_the_records_is_not_put_to_the_caller(make_engine, said):
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", said)
+    assert engine.turn("fourth of March eighty five").state != "confirm_identity"

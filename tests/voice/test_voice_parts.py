@@ -32,6 +32,9 @@ def test_only_real_words_count(heard, words):
     assert clean_transcript(heard) == words
 
 
+ALPHABET = ", ".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
 @pytest.mark.parametrize("heard, hotwords, words", [
     # Whisper's loop on a short clip: the hot word it echoes is not the caller's
     ("The second one, 8 am, 8 am, 8 am, 8 am, 8 am, 8", "the first one, the second one, 8 am, 8:15 am",
@@ -48,6 +51,11 @@ def test_only_real_words_count(heard, words):
     ("Wednesday, Thursday, Thursday, Wednesday, Thursday, Wednesday, Thursday",
      "Monday, Tuesday, Wednesday, Thursday, Friday, morning, afternoon", "Wednesday"),
     ("Wednesday afternoon", "Monday, Tuesday, Wednesday, Thursday, Friday, morning, afternoon", "Wednesday afternoon"),
+    # letters spelled under the alphabet prompt repeat as names do: a spelling, never a jumble
+    ("O apostrophe C O N N O R", ALPHABET, "O apostrophe C O N N O R"),
+    ("H, A, N, N, A, H", ALPHABET, "H, A, N, N, A, H"),
+    ("M C C A N N", ALPHABET, "M C C A N N"),
+    ("B as in bravo, E, N, N, E, T, T", ALPHABET, "B as in bravo, E, N, N, E, T, T"),
 ])
 def test_a_decoding_loop_is_kept_once_or_dropped_when_it_echoes_the_prompt(heard, hotwords, words):
     assert clean_transcript(heard, hotwords) == words

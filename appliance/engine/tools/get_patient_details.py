@@ -10,8 +10,8 @@ from ...domain import PatientRecord, fold_name
 from ..context import CallContext
 from ..rule_env import RuleEnv
 from .base import Tool, ToolEnv, ToolKind
-from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score, surname_heard,
-                            surnames_heard, whole_name_said)
+from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score, sound_candidate,
+                            surname_heard, surnames_heard, whole_name_said)
 
 
 class GetPatientDetails(Tool):
@@ -77,7 +77,9 @@ class GetPatientDetails(Tool):
         # words said for the name: speech-to-text bends first names far more than surnames. That patient is a
         # candidate, never identified here: the caller is asked "am I speaking with ...?" and only a yes leads
         # to a lookup by that name and date of birth.
-        candidate = surname_heard([p for p in born if p.id not in not_again], heard)
+        # Failing that, the one patient of that date of birth whose whole name sounds like the name taken.
+        unasked = [p for p in born if p.id not in not_again]
+        candidate = surname_heard(unasked, heard) or sound_candidate(unasked, (f"{first_name or ''} {last_name}", *heard))
         return {"by": "name_dob", "status": "not_found", "patient_id": None,
                 "candidate_id": candidate.id if candidate else None}
 

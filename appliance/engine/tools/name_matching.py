@@ -89,3 +89,24 @@ def _sound(name: str) -> str | None:
     would match many words)."""
     sound = jellyfish.metaphone(letters(name))
     return sound if len(sound) >= 2 else None
+
+
+# A whole name said that sounds like the record's whole name this much (metaphone of the letters, word breaks
+# ignored): a candidate to put to the caller, given the exact date of birth. Speech-to-text moves word breaks
+# and spells a name as the words it sounds like ("Mary Elopis" for María López, "Orin Georgensen" for Søren
+# Jørgensen), so letters drift far more than sound.
+WHOLE_NAME_SOUND_THRESHOLD = 85
+WHOLE_NAME_SOUND_MIN = 4   # sounds in the record's name: fewer match too many things said
+
+
+def whole_name_sounds_like(patient: PatientRecord, said: tuple[str, ...]) -> bool:
+    on_file = jellyfish.metaphone(letters(f"{patient.first_name} {patient.last_name}"))
+    return len(on_file) >= WHOLE_NAME_SOUND_MIN and any(
+        fuzz.ratio(on_file, jellyfish.metaphone(letters(text))) >= WHOLE_NAME_SOUND_THRESHOLD
+        for text in said if letters(text))
+
+
+def sound_candidate(patients: list[PatientRecord], said: tuple[str, ...]) -> PatientRecord | None:
+    """The one patient among `patients` whose whole name sounds like a name said, else None."""
+    found = [p for p in patients if whole_name_sounds_like(p, said)]
+    return found[0] if len(found) == 1 else None
