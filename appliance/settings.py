@@ -157,6 +157,13 @@ class SipSettings(Section):
     register_expires_s: int = Field(300, ge=30, le=86400)
     # where a transfer goes; empty: the clinic file's transfer_number at the registrar's domain
     transfer_uri: str = ""
+    # a transfer to a person: "blind" (a REFER: the PBX puts the caller through) or "warm" (the appliance rings
+    # the desk itself, tells whoever answers who is calling and why, then joins the two calls)
+    transfer: Literal["blind", "warm"] = "blind"
+    # a warm transfer, a listen-in or a take-over gives up on the desk's phone after this long
+    desk_answer_timeout_s: float = Field(25.0, ge=1, le=300)
+    # what a caller on hold hears during a warm transfer: a 16-bit WAV file; unset: two soft notes
+    hold_audio: Path | None = None
     max_calls: int = Field(2, ge=1, le=64)
     # a stereo WAV per call (caller left, agent right), mode 0600, under <data_dir>/recordings
     record_calls: bool = False

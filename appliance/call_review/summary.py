@@ -44,7 +44,8 @@ CALLBACK_REASONS = {
     "cancel_failed": "the cancellation could not be made", "system_error": "something went wrong on the system",
     "unclear": "the caller could not be understood",
     "human_unavailable": "the caller asked for a person and nobody could take the call",
-    "transfer_failed": "the transfer to the front desk did not connect", "cut_off": "the call was cut off",
+    "transfer_failed": "the transfer to the front desk did not connect",
+    "desk_unanswered": "the front desk did not answer the transfer", "cut_off": "the call was cut off",
     "confirm_booking": "a booking the caller may not have heard confirmed",
 }
 # why a call was transferred, by the route of the turn that sent it
@@ -192,6 +193,10 @@ def _done(call: ReviewedCall) -> tuple[str, ...]:
             done.append("took a callback request")
         elif name == "TransferCall":
             done.append("transferred the call to the front desk")
+        elif name == "DeskLeg" and result.get("connected"):
+            done.append(f"the front desk answered after {result.get('waited_s')} s")
+        elif name == "DeskLeg":
+            done.append(f"rang the front desk ({result.get('answer')} after {result.get('waited_s')} s)")
     answered = [ASKED[route] for route in _QUESTIONS if any(r == route for _, r in _routes(call))]
     if answered:
         done.append(("answered their question " if len(answered) == 1 else "answered their questions ") + _and(answered))
@@ -247,6 +252,9 @@ def _handoff(call: ReviewedCall) -> str | None:
     if outcome == "transferred_by_staff":
         by = record.get("ended_by")
         return "Transferred: the front desk took the call" + (f" ({by})" if by else "")
+    if outcome == "taken_over":
+        by = record.get("ended_by")
+        return "Taken over: a person at the front desk joined the call" + (f" ({by})" if by else "")
     if outcome == "transferred" or record.get("end_action") == "transfer":
         seqs = [tool["turn_seq"] for tool in call.tool_calls if tool["name"] == "TransferCall"]
         routes = dict(_routes(call))

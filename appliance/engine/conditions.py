@@ -363,6 +363,13 @@ def transfer_available(ctx: CallContext, env: RuleEnv) -> bool:
     return bool(ctx.transfer_number) and not ctx.transfer_failed
 
 
+@rule
+def desk_unanswered(ctx: CallContext, env: RuleEnv) -> bool:
+    """The phone line rang the front desk for a warm transfer and nobody took the call (the brief is the
+    callback's message)."""
+    return ctx.desk_unanswered
+
+
 _ASK_MESSAGE_FOR = {"caller_request", "human_unavailable"}
 
 

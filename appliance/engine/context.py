@@ -83,6 +83,7 @@ class CallContext:
     callback_created: bool = False
     transferred: bool = False
     transfer_failed: bool = False
+    desk_unanswered: bool = False       # a warm transfer rang the front desk and nobody took the call
     emergency: bool = False
     ended: bool = False
     end_action: str | None = None

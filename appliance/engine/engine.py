@@ -33,6 +33,9 @@ from .tools import TOOLS, Ledger, ToolKind, ToolRunner
 from .tools.runner import STORE_REFUSED
 from .types import CUT_OFF, NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
 
+# the record of a call the phone line placed to the front desk (warm transfer, listen-in, take-over)
+DESK_LEG = "DeskLeg"
+
 log = logging.getLogger("appliance.engine")
 
 # Given the text and the intents the current state may hear, name one (or None).
@@ -151,16 +154,36 @@ class Engine:
         self._guarded(lambda: self._enter(target, Trigger("transfer_failed", "high", "phone_line")))
         return self._finish_turn("", None)
 
-    def staff_took_call(self, by: str | None = None) -> str:
-        """Front-desk staff (OS user `by`) took the call over from the monitor: `transferred_by_staff`, the call
-        ends. Returns the outcome."""
+    def desk_leg(self, *, purpose: str, desk: str, connected: bool, answer: str, waited_s: float,
+                 brief: str | None = None, by: str | None = None) -> None:
+        """The phone line called the front desk (`purpose`: warm_transfer, listen_in, take_over) from `desk` and
+        it `answer`ed ("answered", "no answer", "rejected 486", ...) after `waited_s`: recorded with the call as a
+        `DeskLeg` entry among its tool calls. A warm transfer nobody took leaves the brief as the message of the
+        callback the flow then takes (`desk_unanswered`)."""
+        if self.ctx is None:
+            raise RuntimeError("no call")
+        arguments = {"purpose": purpose, "desk": desk, "by": by}
+        result = {"connected": connected, "answer": answer, "waited_s": round(waited_s, 1), "brief": brief}
+        self._record("tool_call", call_id=self.ctx.call_id, turn_seq=self.seq, state=self.state, name=DESK_LEG,
+                     arguments=arguments, result_kind="ok", result=result, duration_ms=round(waited_s * 1000, 1),
+                     at=self.clock.now())
+        if purpose == "warm_transfer" and not connected:
+            self.ctx.desk_unanswered = True
+            self.ctx.callback_message = brief
+        self._flush()
+
+    def staff_took_call(self, by: str | None = None, *, taken_over: bool = False) -> str:
+        """Front-desk staff (OS user `by`) took the call from the monitor: `transferred_by_staff` (handed to the
+        desk), or `taken_over` (a person joined the call on the desk's phone); the call ends for the
+        receptionist. Returns the outcome."""
         if self.ctx is None:
             raise RuntimeError("no call")
         if not self.ctx.ended:
             self._reset_turn()
             self.seq += 1
             self.ctx.transferred = True
-            self.ctx.cut = ("transferred_by_staff", "front desk took the call", by)
+            self.ctx.cut = (("taken_over", "a person at the front desk took the call over", by) if taken_over
+                            else ("transferred_by_staff", "front desk took the call", by))
             self.ctx.ended = True
             self.ctx.end_action = "transfer"
             self._record_end()

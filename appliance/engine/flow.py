@@ -34,7 +34,7 @@ INTENT_NAMES = (
 CALLBACK_REASONS = (
     "caller_request", "medical_advice", "non_service", "unclear", "unverified_identity",
     "patient_not_found", "booking_failed", "cancel_failed", "system_error", "human_unavailable",
-    "transfer_failed", "crisis",
+    "transfer_failed", "desk_unanswered", "crisis",
 )
 
 _TOP_KEYS = {"version", "start", "options", "global_edges", "states", "templates", "questions"}

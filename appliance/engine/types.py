@@ -13,9 +13,11 @@ from ..understanding.questions import Question
 
 # What the conversation achieved (SCENARIOS.md), then how a call ended when something outside the conversation
 # ended it: the service restarted mid-call (`interrupted`, found at the next start), staff ended it or took it
-# from the monitor, the service was stopped (`shutdown`), the database refused the caller's write
+# from the monitor (`taken_over`: a person joined the call from a listen-in or take-over and the receptionist
+# stopped), the service was stopped (`shutdown`), the database refused the caller's write
 # (`failed_store`), or the engine broke outside its own guard (`engine_error`).
-CUT_OUTCOMES = ("interrupted", "ended_by_staff", "transferred_by_staff", "shutdown", "failed_store", "engine_error")
+CUT_OUTCOMES = ("interrupted", "ended_by_staff", "transferred_by_staff", "taken_over", "shutdown", "failed_store",
+                "engine_error")
 OUTCOMES = ("booked", "rescheduled", "cancelled", "info", "callback", "transferred", "emergency", "abandoned",
             "failed") + CUT_OUTCOMES
 # a caller the service itself cut off: a callback request is raised for them (when their number is known)

@@ -40,9 +40,11 @@ VOICE_KINDS = ("escalation", "latency", "tool_started")
 # What staff can do from the monitor.
 TRANSFER_NOW = "transfer_now"
 END_CALL = "end_call"
+LISTEN_IN = "listen_in"        # ring the desk's phone and let it hear the call, muted
+TAKE_OVER = "take_over"        # the desk's phone joins the caller and the receptionist stops
 MARK_CALLBACK_DONE = "mark_callback_done"
 ADD_CALLBACK_NOTE = "add_callback_note"
-CALL_ACTIONS = (TRANSFER_NOW, END_CALL)
+CALL_ACTIONS = (TRANSFER_NOW, END_CALL, LISTEN_IN, TAKE_OVER)
 CALLBACK_ACTIONS = (MARK_CALLBACK_DONE, ADD_CALLBACK_NOTE)
 
 # The diary screen's actions; times are clinic-local "YYYY-MM-DDTHH:MM". Each names the details it needs

@@ -3,7 +3,7 @@
 The service:
 
     feed = serve_monitors(db_path)                # binds <data>/monitor.sock (mode 0660)
-    feed.handler.control_call(call_id, transfer_now=..., end_call=...)   # per call, from the phone line
+    feed.handler.control_call(call_id, transfer_now=..., end_call=..., listen_in=..., take_over=...)   # per call
     engine = Engine(..., recorder=feed.publisher_for(CallRecorder(db)))
 
 The text demo (`appliance demo --text`):

@@ -19,8 +19,8 @@ from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicSt
 from ..store.database import MAX_TEXT_CHARS
 from ..store.database import open_database
 from .diary_commands import apply_diary_command
-from .messages import (ADD_CALLBACK_NOTE, CALLBACK_ACTIONS, DIARY_ACTIONS, MARK_CALLBACK_DONE, TRANSFER_NOW,
-                       CommandResult, StaffCommand)
+from .messages import (ADD_CALLBACK_NOTE, CALLBACK_ACTIONS, DIARY_ACTIONS, END_CALL, LISTEN_IN, MARK_CALLBACK_DONE,
+                       TAKE_OVER, TRANSFER_NOW, CommandResult, StaffCommand)
 
 log = logging.getLogger("appliance.events")
 
@@ -72,6 +72,14 @@ class CallControls:
     """What the phone line does for staff; each is called with the acting OS user."""
     transfer_now: Callable[[str], None] | None = None
     end_call: Callable[[str], None] | None = None
+    listen_in: Callable[[str], None] | None = None
+    take_over: Callable[[str], None] | None = None
+
+
+# a live-call action: (what it is called in a refusal, what the result says once started)
+_CALL_WORDS = {TRANSFER_NOW: ("transfer", "transfer to the front desk started"), END_CALL: ("end", "call ended"),
+               LISTEN_IN: ("listen in to", "listen-in started (the front desk's phone rings)"),
+               TAKE_OVER: ("take over", "take-over started (the front desk's phone joins)")}
 
 
 class StaffCommandHandler:
@@ -85,11 +93,12 @@ class StaffCommandHandler:
         self._local = threading.local()
 
     def control_call(self, call_id: str, *, transfer_now: Callable[[str], None] | None = None,
-                     end_call: Callable[[str], None] | None = None) -> None:
-        """The phone line says how to transfer or end this call (called when the call starts); each is called
-        with the OS user who asked."""
+                     end_call: Callable[[str], None] | None = None, listen_in: Callable[[str], None] | None = None,
+                     take_over: Callable[[str], None] | None = None) -> None:
+        """The phone line says how to transfer, end, listen in to or take over this call (called when the call
+        starts); each is called with the OS user who asked."""
         with self._lock:
-            self._calls[call_id] = CallControls(transfer_now, end_call)
+            self._calls[call_id] = CallControls(transfer_now, end_call, listen_in, take_over)
 
     def release_call(self, call_id: str) -> None:
         with self._lock:
@@ -114,14 +123,11 @@ class StaffCommandHandler:
             return result
         with self._lock:
             controls = self._calls.get(command.call_id or "")
-        act = None
-        if controls is not None:
-            act = controls.transfer_now if command.action == TRANSFER_NOW else controls.end_call
+        act = getattr(controls, command.action, None) if controls is not None else None
+        what, done = _CALL_WORDS[command.action]
         if act is None:
-            what = "transfer" if command.action == TRANSFER_NOW else "end"
             return CommandResult(False, f"call {command.call_id} has no phone line here to {what} "
                                         "(it has ended, or it is a text demo)", command.id)
         act(command.user)
-        done = "transfer to the front desk started" if command.action == TRANSFER_NOW else "call ended"
         return CommandResult(True, f"call {command.call_id}: {done} by {command.user}", command.id)
 

@@ -49,6 +49,13 @@ SCREENS = Binding.Group("Screens", compact=True)
 TABS = (("live", "1 Live calls"), ("attention", "2 Needs attention"), ("today", "3 Today"),
         ("history", "4 History"), ("flow", "5 State machine"), ("diary", "6 Diary"))
 REVIEW_TAB = ("review", "7 Review")      # calls with review flags (call_review)
+# what staff are asked before a live-call action
+CALL_QUESTIONS = {
+    "transfer_now": "Transfer the call from {who} to the front desk now?",
+    "end_call": "End the call from {who} now?",
+    "listen_in": "Ring the front desk's phone to listen in to the call from {who} (muted)?",
+    "take_over": "Take over the call from {who}? The front desk's phone joins and the receptionist stops.",
+}
 
 
 class MonitorApp(App):
@@ -339,8 +346,7 @@ class MonitorApp(App):
     def ask_call_action(self, action: str, call_id: str) -> None:
         call = self.board.get(call_id)
         who = call.who if call is not None else call_id
-        question = (f"Transfer the call from {who} to the front desk now?" if action == "transfer_now"
-                    else f"End the call from {who} now?")
+        question = CALL_QUESTIONS[action].format(who=who)
 
         def answered(yes: bool | None) -> None:
             if yes:

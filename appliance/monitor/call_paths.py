@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..engine.flow import Flow
 from .database_access import rows
 
-HANDOFF_OUTCOMES = ("callback", "transferred", "transferred_by_staff")
+HANDOFF_OUTCOMES = ("callback", "transferred", "transferred_by_staff", "taken_over")
 HANDOFF_TOOLS = ("CreateCallbackRequest", "TransferCall")
 ENGINE_DEPARTURES = ("tool_failed", "transfer_failed", "engine_error")
 TOP_PATHS = 20
@@ -123,7 +123,7 @@ def departures(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int) 
 def _departure_of(conn: sqlite3.Connection, call: dict, outcome: str, edges: set[tuple[str, str]],
                   global_targets: set[str]) -> tuple[str, str, str, str]:
     call_id = call["id"]
-    if outcome == "transferred_by_staff":
+    if outcome in ("transferred_by_staff", "taken_over"):
         return (call["final_state"] or "-", "staff took the call", "-", outcome)
     marks = ", ".join("?" for _ in HANDOFF_TOOLS)
     handed = conn.execute(f"SELECT min(turn_seq) FROM tool_calls WHERE call_id = ? AND name IN ({marks}) "

@@ -219,6 +219,9 @@ def result_summary(name: str, kind: str, result: dict[str, Any]) -> str:
         return f"callback {result.get('callback_id')}"
     if name == "TransferCall":
         return f"to {result.get('number')}"
+    if name == "DeskLeg":       # the phone line called the front desk (warm transfer, listen-in, take-over)
+        text = f"{result.get('answer')} after {result.get('waited_s')} s"
+        return text + (f"; brief: {result['brief']}" if result.get("brief") else "")
     if name == "GetCurrentlyBookedAppts":
         appts = result.get("appointments") or []
         return f"{len(appts)} upcoming"

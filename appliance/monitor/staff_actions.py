@@ -42,7 +42,7 @@ class StaffActions:
     def perform_without_service(self, command: StaffCommand) -> CommandResult:
         if command.action in CALL_ACTIONS:
             return CommandResult(False, "the receptionist service is not running: there is no live call to "
-                                        "transfer or end", command.id)
+                                        "transfer, end, listen in to or take over", command.id)
         db_path = self._db_path()
         if db_path is None or not Path(db_path).exists():
             return CommandResult(False, f"no database at {db_path}: nothing was changed", command.id)

@@ -10,10 +10,14 @@ out on stdout, one JSON object a line (logs go to stderr, never stdout):
     {"cmd": "background", "pcm": "/tmp/room.raw", "rate": 8000}     looped while the caller is quiet
     {"cmd": "dtmf", "digits": "0"}          RFC 2833
     {"cmd": "hangup"}
+    {"cmd": "desk", "answer": "answer", "user": "desk"}   be the front desk: answer calls that come in
+                                            ("answer"), refuse them with "code" ("reject"), or let them ring
     {"cmd": "quit"}
 
     {"event": "ready", "port": 41234}       the SIP port it listens on
     {"event": "answered"}
+    {"event": "desk_ready", "uri": "sip:desk@127.0.0.1:41234"}   where to call the desk
+    {"event": "incoming", "from": "..."}    a call rang the desk (then answered/ended as above)
     {"event": "said", "id": 3}              the last frame of that line has gone out
     {"event": "audio", "speaking": true}    the far end started (false: stopped) talking
     {"event": "transferred", "to": "sip:..."}   the far end sent a REFER
@@ -193,8 +197,8 @@ class Recorder:
 class CallerCall(pj.Call):
     """SIP callbacks only note what happened; the agent's loop acts on it."""
 
-    def __init__(self, agent: CallerAgentProcess, account: pj.Account):
-        super().__init__(account)
+    def __init__(self, agent: CallerAgentProcess, account: pj.Account, call_id: int = pj.PJSUA_INVALID_ID):
+        super().__init__(account, call_id)
         self.agent = agent
         self.connected = False
 
@@ -236,6 +240,11 @@ class CallerAccount(pj.Account):
         self.agent = agent
 
     def onIncomingCall(self, prm):
+        if self.agent.desk is not None and self.agent.call is None:
+            call = CallerCall(self.agent, self, prm.callId)
+            self.agent.call = call
+            self.agent.notes.append(("desk", call, str(call.getInfo().remoteUri)))
+            return
         call = TransferLeg(self.agent, self, prm.callId)
         self.agent.transfer_legs.append(call)
         self.agent.notes.append(("incoming", call, None))
@@ -247,7 +256,7 @@ SRTP_USE = {"off": "PJMEDIA_SRTP_DISABLED", "optional": "PJMEDIA_SRTP_OPTIONAL",
 
 class CallerAgentProcess:
     def __init__(self, *, rate: int, record: Path | None, bind: str, log_level: int, quiet_ms: int,
-                 transport: str = "udp", tls_ca: Path | None = None, tls_cert: Path | None = None,
+                 port: int = 0, transport: str = "udp", tls_ca: Path | None = None, tls_cert: Path | None = None,
                  tls_key: Path | None = None, srtp: str = "off"):
         self.rate = rate
         self.bind = bind
@@ -264,6 +273,7 @@ class CallerAgentProcess:
         self.port: LinePort | None = None
         self.background: bytes | None = None  # the caller's room, looped while they are quiet (at `rate`)
         self.hung_up_here = False
+        self.desk: dict | None = None         # {"answer": "answer" | "reject" | "ring", "code": 486} as the desk
         self.running = True
 
         from ..sip.endpoint import quiet_pjlib
@@ -287,7 +297,7 @@ class CallerAgentProcess:
         self.ep.audDevManager().setNullDev()
         udp = pj.TransportConfig()
         udp.boundAddress = bind
-        udp.port = 0
+        udp.port = port
         self.transport_id = self.ep.transportCreate(pj.PJSIP_TRANSPORT_UDP, udp)
         self.sip_port = self.ep.transportGetInfo(self.transport_id).localName.rsplit(":", 1)[1]
         self.call_transport_id = self.transport_id
@@ -321,6 +331,9 @@ class CallerAgentProcess:
                 emit("dtmf_sent", digits=str(command["digits"]))
             elif name == "hangup":
                 self.hang_up()
+            elif name == "desk":
+                self.be_desk(str(command.get("answer", "answer")), int(command.get("code", 486)),
+                             str(command.get("user") or "desk"))
             elif name == "quit":
                 self.running = False
             else:
@@ -361,6 +374,23 @@ class CallerAgentProcess:
         self.accounts.append(account)
         return account
 
+    def be_desk(self, answer: str, code: int, user: str) -> None:
+        """Answer the calls that come in as the front desk would (or refuse them, or let them ring)."""
+        if answer not in ("answer", "reject", "ring"):
+            raise ValueError(f"answer must be answer, reject or ring, not {answer!r}")
+        if self.desk is None:
+            self.account = self._account_for(user)
+        self.desk = {"answer": answer, "code": code}
+        emit("desk_ready", uri=f"sip:{user}@{self.bind}:{self.sip_port}", answer=answer)
+
+    def _desk_rings(self, call: CallerCall, caller: str) -> None:
+        emit("incoming", **{"from": caller})
+        self.hung_up_here = False
+        self.detector = TalkDetector(self.quiet_ms)
+        op = pj.CallOpParam(True)
+        op.statusCode = {"answer": 200, "reject": self.desk["code"], "ring": 180}[self.desk["answer"]]
+        call.answer(op)
+
     def say(self, path: Path, rate: int, line_id) -> None:
         if self.port is None:
             raise RuntimeError("no call with audio up")
@@ -394,6 +424,9 @@ class CallerAgentProcess:
             kind, call = note[0], note[1]
             if kind in ("leg", "incoming"):
                 self._transfer_leg(kind, call, note[2])
+                continue
+            if kind == "desk" and call is self.call:
+                self._desk_rings(call, note[2])
                 continue
             if call is not self.call:
                 continue
@@ -614,6 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", type=Path, help="stereo WAV of the call (caller left, far end right)")
     parser.add_argument("--rate", type=int, default=8000, choices=(8000, 16000), help="the caller's audio rate")
     parser.add_argument("--bind", default="127.0.0.1", help="address for SIP and RTP")
+    parser.add_argument("--port", type=int, default=0, help="SIP port (0: any free one)")
     parser.add_argument("--quiet-ms", type=int, default=QUIET_MS, help="silence that ends the far end's talking")
     parser.add_argument("--log-level", type=int, default=1, help="pjsip log level on stderr (0-6)")
     parser.add_argument("--transport", choices=("udp", "tcp", "tls"), default="udp", help="SIP transport for calls")
@@ -624,7 +658,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.tls_cert is None) != (args.tls_key is None):
         parser.error("--tls-cert and --tls-key go together")
-    agent = CallerAgentProcess(rate=args.rate, record=args.record, bind=args.bind, log_level=args.log_level,
+    agent = CallerAgentProcess(rate=args.rate, record=args.record, bind=args.bind, port=args.port,
+                               log_level=args.log_level,
                                quiet_ms=args.quiet_ms, transport=args.transport, tls_ca=args.tls_ca,
                                tls_cert=args.tls_cert, tls_key=args.tls_key, srtp=args.srtp)
     agent.run()

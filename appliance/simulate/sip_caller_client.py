@@ -6,6 +6,12 @@
         await caller.say(pcm, 8000)                # returns once the line has been sent
         await caller.hangup()
 
+The same agent answers as the front desk (a second party for warm transfers, listen-in and take-over):
+
+    async with CallerAgent() as desk:
+        uri = await desk.desk("answer")            # or "reject" (with code=486), or "ring" (never answered)
+        await desk.answered.wait()                 # the appliance called and the desk picked up
+
 Every event the agent reports is also put on `caller.events` (an asyncio.Queue
 of dicts), or read with `async for event in caller:`.
 
@@ -58,7 +64,7 @@ class CallerTls:
 class CallerAgent:
     def __init__(self, *, record: str | Path | None = None, rate: int = 8000, quiet_ms: int | None = None,
                  bind: str = "127.0.0.1", log_level: int = 1, python: str = sys.executable,
-                 transport: str = "udp", tls: CallerTls | None = None, srtp: str = "off"):
+                 transport: str = "udp", tls: CallerTls | None = None, srtp: str = "off", sip_port: int = 0):
         self.record = Path(record) if record else None
         self.rate = rate
         self.quiet_ms = quiet_ms
@@ -68,6 +74,7 @@ class CallerAgent:
         self.transport = transport
         self.tls = tls
         self.srtp = srtp
+        self.sip_port = sip_port                    # 0: any free port
         self.media: dict | None = None              # the "media" event: codec, srtp
         self.port: int | None = None                # the agent's own SIP port
         self.events: asyncio.Queue = asyncio.Queue()
@@ -93,7 +100,7 @@ class CallerAgent:
 
     async def start(self) -> CallerAgent:
         args = [self.python, "-m", "appliance.simulate.sip_caller_agent", "--rate", str(self.rate),
-                "--bind", self.bind, "--log-level", str(self.log_level)]
+                "--bind", self.bind, "--log-level", str(self.log_level), "--port", str(self.sip_port)]
         if self.record is not None:
             args += ["--record", str(self.record)]
         if self.quiet_ms is not None:
@@ -167,6 +174,17 @@ class CallerAgent:
         if not self.answered.is_set():
             reason = self.end or "no answer in time"
             raise CallerAgentError(f"call to {uri} not answered: {reason}")
+
+    async def desk(self, answer: str = "answer", *, code: int = 486, user: str = "desk") -> str:
+        """Be the front desk from now on: calls that come in are answered (`answer`), refused with `code`
+        ("reject"), or left ringing ("ring"). Returns the URI to call the desk at."""
+        self.answered.clear()
+        self.ended.clear()
+        self.end = None
+        ready = asyncio.create_task(self.wait_for_event(lambda e: e["event"] == "desk_ready", timeout=10))
+        await asyncio.sleep(0)
+        await self._send({"cmd": "desk", "answer": answer, "code": code, "user": user})
+        return (await ready)["uri"]
 
     async def say(self, pcm: bytes | str | Path, rate: int | None = None, *, wait: bool = True) -> dict | None:
         """Speak 16-bit mono PCM (bytes or a raw file) into the call; waits for the "said" event unless wait=False."""

@@ -23,9 +23,11 @@ from typing import Any, Callable
 
 from ..engine.types import CallInfo
 from ..voice import AgentSpeechFrame, CallEvent, CallTape
+from .front_desk import FrontDesk
 from .keypad import KeypadCollector
 from .phone_call import transfer_uri
 from .transport import SipTransport
+from .waits import wait_first
 
 log = logging.getLogger("appliance.sip")
 
@@ -64,8 +66,14 @@ class CallSession:
         self._transfer: asyncio.Future | None = None
         self._transfer_accepted = False
         self._ending = False
+        self.desk = FrontDesk(self)             # warm transfer, listen-in, take-over
 
     # ------------------------------------------------------------ told by the SIP thread (on the loop)
+
+    @property
+    def live(self) -> bool:
+        """The receptionist is still talking with the caller."""
+        return self.voice_call is not None and not self.gone.is_set() and not self._ending
 
     def media_ready(self) -> None:
         self.media.set()
@@ -173,6 +181,9 @@ class CallSession:
     async def _tidy_up(self) -> None:
         self.keypad.close()
         self.service.release_controls(self)
+        await self.desk.settled()
+        if self.desk.joined:                   # the caller talks with the desk now: until one of them hangs up
+            await self.desk.stay_joined()
         if self.voice_call is None and self.engine is not None and self.host is not None:
             await self._close_unstarted()
         if self._unacknowledged:
@@ -181,6 +192,7 @@ class CallSession:
             await self.transport.drained()      # the goodbye has played to the end
             await self._post(self.phone_call.hang_up)
             await self._wait_or_gone(asyncio.sleep(BYE_WAIT_S))
+        await self.desk.close()
         if self.host is not None:
             await self._unheard_bookings()
             self.host.close()
@@ -227,10 +239,13 @@ class CallSession:
     # ------------------------------------------------------------ transfer, staff actions, shutdown
 
     async def _on_transfer(self, number: str) -> bool:
-        """The engine's blind transfer: REFER to the front desk; False lets the engine's fallback run."""
+        """The engine's transfer: warm (front_desk.py) or blind, a REFER to the front desk; False lets the
+        engine's fallback run."""
         if self.gone.is_set():
             return False
         sip = self.service.settings.sip
+        if sip.transfer == "warm":
+            return await self.desk.warm_transfer(number)
         host = self.service.transfer_host(self)
         if not sip.transfer_uri and not number:
             log.warning("call %s: no transfer target ([sip] transfer_uri or the clinic's transfer_number)",
@@ -270,6 +285,18 @@ class CallSession:
             await self.host.call(self.engine.staff_took_call, user)
             await self._end_now()
 
+    async def staff_listen(self, user: str | None = None) -> None:
+        """The front desk (OS user `user`) listens in from the monitor: its phone rings and hears the call."""
+        await self.desk.listen_in(user)
+
+    async def staff_take_over(self, user: str | None = None) -> None:
+        """The front desk (OS user `user`) takes the call over from the monitor: recorded `taken_over`."""
+        await self.desk.take_over(user)
+
+    async def end_conversation(self) -> None:
+        """The receptionist stops at once (what it was saying is dropped); the phone line stays up."""
+        await self._end_now()
+
     async def staff_end(self, user: str | None = None) -> None:
         """The front desk (OS user `user`) ended the call from the monitor: ended_by_staff, by them."""
         if self.voice_call is not None and not self._ending:
@@ -281,7 +308,10 @@ class CallSession:
 
     async def shut_down(self) -> None:
         """The service is stopping: say a short goodbye, close the record, hang up."""
-        if self.voice_call is None or self.gone.is_set() or self._ending:
+        joined = self.desk.joined               # the caller talks with the desk: hung up with it, no goodbye
+        if self.desk.leg is not None:
+            await self.desk.close()
+        if joined or self.voice_call is None or self.gone.is_set() or self._ending:
             return
         self._ending = True
         try:
@@ -321,17 +351,6 @@ class CallSession:
             log.info("call %s: recording written to %s", self.call_id, path)
         except OSError as exc:
             log.error("call %s: the recording could not be written to %s (%s)", self.call_id, folder, exc.strerror)
-
-
-async def wait_first(*awaitables, timeout: float | None = None) -> None:
-    """Until the first of `awaitables` is done (or `timeout`); the others are cancelled."""
-    tasks = [asyncio.ensure_future(item) for item in awaitables]
-    try:
-        await asyncio.wait(tasks, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            if not task.done():
-                task.cancel()
 
 
 def _reason(exc: BaseException) -> str:

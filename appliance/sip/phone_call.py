@@ -58,10 +58,13 @@ class CallHandle:
             call.drop_unacknowledged()
 
     def transfer_to(self, uri: str) -> None:
+        self._need().transfer_to(uri)
+
+    def _need(self) -> Any:
         call = self._call()
         if call is None:
             raise RuntimeError("the call is over")
-        call.transfer_to(uri)
+        return call
 
     def release(self) -> None:
         self.session = None
@@ -91,6 +94,7 @@ def _call_class():
             self.sip_call_id = ""
             self.remote_tag = ""                # the caller's dialog tag (From), set from the INVITE
             self.local_tag = ""                 # ours (To), from the 200 OK we sent
+            self.outbound = False               # placed by the appliance (dial): the front desk's leg
 
         # ------------------------------------------------------------ callbacks (SIP thread: keep trivial)
 
@@ -106,7 +110,9 @@ def _call_class():
         def onCallState(self, prm):
             info = self.getInfo()
             state = info.state
-            if state == pj.PJSIP_INV_STATE_DISCONNECTED:
+            if state == pj.PJSIP_INV_STATE_EARLY and self.outbound:
+                self._tell("sip_ringing", int(info.lastStatusCode))
+            elif state == pj.PJSIP_INV_STATE_DISCONNECTED:
                 self.disconnected = True
                 self.handle.disconnected = True
                 self.delete_port()
@@ -116,7 +122,7 @@ def _call_class():
             elif state == pj.PJSIP_INV_STATE_CONFIRMED:
                 self.confirmed = True
                 self._tell("sip_confirmed")
-            elif state == pj.PJSIP_INV_STATE_CONNECTING and prm.e.type == pj.PJSIP_EVENT_TSX_STATE:
+            elif state == pj.PJSIP_INV_STATE_CONNECTING and prm.e.type == pj.PJSIP_EVENT_TSX_STATE and not self.outbound:
                 self.sip_call_id = str(info.callIdString)
                 self.local_tag = dialog_tag(str(prm.e.body.tsxState.tsx.lastTx.wholeMsg), "To")
 
@@ -195,6 +201,15 @@ def _call_class():
 
         def transfer_to(self, uri: str) -> None:
             self.xfer(uri, pj.CallOpParam(True))
+
+        def dial(self, uri: str) -> None:
+            """Place this call to `uri` (the front desk): an INVITE from the service's account."""
+            self.outbound = True
+            self.makeCall(uri, pj.CallOpParam(True))
+
+        def audio(self) -> Any:
+            """The call's audio on the conference bridge (pjsua2 AudioMedia)."""
+            return self.getAudioMedia(-1)
 
         def source_host(self) -> str:
             """Where the call's remote contact points (the PBX), host only."""

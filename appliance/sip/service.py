@@ -21,7 +21,8 @@ How the pieces fit:
         confirmed), media up ─►
         VoiceCall(SipTransport) ── media.py's CallAudioPort moves 20 ms frames between the bridge and the
         transport (call_soon_threadsafe in, a deque out); keypad.py turns DTMF into a caller turn;
-        the engine's transfer ─► REFER (xfer); the goodbye drains ─► BYE; caller BYE ─► record closed at once.
+        the engine's transfer ─► REFER (xfer), or warm (front_desk.py: hold audio, dial() the desk, the brief,
+        bridge() the two calls); the goodbye drains ─► BYE; caller BYE ─► record closed at once.
     stop() (SIGTERM): goodbye to calls in progress, pipelines down, then pjsua2 (ports, accounts, libDestroy).
 
 Nothing lost across a crash: start() first recovers the database (store/recovery.py: the fallback journal
@@ -113,6 +114,7 @@ class PhoneService:
         self._flow: Any = None
         self._clinic: Any = None
         self._loop_thread: threading.Thread | None = None
+        self.hold_pcm = b""                         # what a caller on hold hears (hold_audio.py), made in start()
         self._stopping = False
         self._stopped = threading.Event()
         self._lock = threading.Lock()
@@ -268,11 +270,14 @@ class PhoneService:
     def _warm(self, greeting: str | None) -> None:
         from ..voice import VoiceRuntime
         from .call_session import SHUTDOWN_LINE
+        from .front_desk import JOINING_LINE
+        from .hold_audio import hold_sound
 
         runtime: VoiceRuntime = self.runtime
         started = time.perf_counter()
         runtime.warm_clinic(greeting or "", self.rate, self._flow)
-        runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE], self.rate)
+        runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE, JOINING_LINE], self.rate)
+        self.hold_pcm = hold_sound(self.settings.sip.hold_audio, self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)
 
     def _serve_metrics(self) -> None:
@@ -616,6 +621,37 @@ class PhoneService:
             return registrar_host(self.settings.sip)
         return session.peer_host
 
+    async def dial(self, label: str, uri: str, session: Any) -> Any:
+        """Call `uri` (the front desk) from the service's account; the new call's handle, its events going to
+        `session` (a DeskLeg). Raises when pjsua refuses to place it."""
+        return await asyncio.wrap_future(self.endpoint.post(self._dial, label, uri, session))
+
+    def _dial(self, label: str, uri: str, session: Any) -> Any:
+        """On the SIP thread: the outgoing PhoneCall, kept in the registry like an incoming one."""
+        import pjsua2 as pj
+
+        from .phone_call import make_phone_call
+
+        if self._account is None or self._stopping:
+            raise RuntimeError("the phone line is not up")
+        call = make_phone_call(self._account, pj.PJSUA_INVALID_ID, loop=self.loop, rate=self.rate, label=label,
+                               registry=self._phone_calls, on_gone=self._gone)
+        call.handle.session = session            # before the INVITE: its first answer may come in the next pump
+        self._phone_calls[label] = call
+        try:
+            call.dial(uri)
+        except pj.Error as exc:
+            self._phone_calls.pop(label, None)
+            raise RuntimeError(exc.reason.strip()) from None
+        log.info("calling the front desk (%s)", label)
+        return call.handle
+
+    async def bridge(self, mode: str, caller_label: str, desk_label: str) -> None:
+        """Wire a caller's call and the desk's together on the conference bridge (bridge.py: listen, join)."""
+        from .bridge import wire
+
+        await asyncio.wrap_future(self.endpoint.post(wire, self._phone_calls, mode, caller_label, desk_label))
+
     def register_controls(self, session: Any) -> None:
         if self.feed is None:
             return
@@ -625,7 +661,8 @@ class PhoneService:
             return lambda user: loop.call_soon_threadsafe(lambda: loop.create_task(make(user)))
 
         self.feed.handler.control_call(session.call_id, transfer_now=later(session.staff_transfer),
-                                       end_call=later(session.staff_end))
+                                       end_call=later(session.staff_end), listen_in=later(session.staff_listen),
+                                       take_over=later(session.staff_take_over))
 
     def release_controls(self, session: Any) -> None:
         if self.feed is not None:
@@ -659,7 +696,7 @@ class _BusyLine:
 
     async def wait_confirmed(self, timeout: float) -> bool:
         """True once the caller's ACK has confirmed the call; False when it hung up or never ACKed."""
-        from .call_session import wait_first
+        from .waits import wait_first
 
         await wait_first(self.confirmed.wait(), self.gone.wait(), timeout=timeout)
         return self.confirmed.is_set() and not self.gone.is_set()

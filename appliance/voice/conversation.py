@@ -402,11 +402,16 @@ class EngineProcessor(FrameProcessor):
         if result.transfer:
             ok = True
             if self.on_transfer is not None:
+                # what the caller says while the line puts them through (on hold, for a warm transfer) is not
+                # an answer to anything: not heard, and dropped if it was already
+                self._listening(False)
                 try:
                     ok = await self.on_transfer(result.transfer_to or "")
                 except Exception as exc:
                     log.error("call %s: the transfer handler failed (%s)", self.call_id, type(exc).__name__)
                     ok = False
+                self._drop_queued_turns()
+                self._listening(not ok)
             if not ok:
                 timing = TurnTiming(seq=-1, kind="transfer_failed")
                 again = await self._ask_engine(timing, self.engine.transfer_failed)
@@ -414,6 +419,19 @@ class EngineProcessor(FrameProcessor):
                     await self._answer(again, timing, caller_text="")
                 return
         self._finish(result.outcome)
+
+    def _listening(self, on: bool) -> None:
+        if self.listener is not None:
+            self.listener.accepting = on
+
+    def _drop_queued_turns(self) -> None:
+        kept = []
+        while not self._inbox.empty():
+            item = self._inbox.get_nowait()
+            if item[0] != "turn":
+                kept.append(item)
+        for item in kept:
+            self._inbox.put_nowait(item)
 
     def _finish(self, outcome: str | None) -> None:
         self.outcome = outcome

@@ -443,6 +443,41 @@ def test_transfer_failure_falls_back_to_callback(engine, store):
     assert store.callback_requests()[-1]["reason"].startswith("transfer_failed")
 
 
+def test_a_warm_transfer_the_desk_did_not_take_leaves_a_callback_with_the_brief_and_goes_on(engine, store, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    result = engine.turn("can I talk to a real person please")
+    assert result.ended and result.transfer
+    engine.desk_leg(purpose="warm_transfer", desk="sip:desk@pbx", connected=False, answer="no answer",
+                    waited_s=25.04, brief="Sarah Johnson asked for a person.")
+    result = engine.transfer_failed()
+    assert "no one from the team could pick up" in result.reply and "on" in result.reply
+    assert result.reply.endswith("Is there anything else I can help you with?")
+    assert not result.ended and result.waiting_for == "anything_else"
+    callback = store.callback_requests()[-1]
+    assert callback["reason"] == "desk_unanswered: Sarah Johnson asked for a person." and callback["phone"] == SARAH
+    leg = [row for row in db["tool_calls"].rows if row["name"] == "DeskLeg"]
+    assert len(leg) == 1 and leg[0]["result_kind"] == "ok"
+    assert '"connected": false' in leg[0]["result"] and '"waited_s": 25.0' in leg[0]["result"]
+    assert engine.turn("no thanks, bye").ended
+
+
+def test_a_warm_transfer_without_the_callers_number_asks_for_it_as_a_failed_transfer_does(engine, store):
+    engine.start(CallInfo())
+    engine.turn("can I talk to a real person please")
+    engine.desk_leg(purpose="warm_transfer", desk="sip:desk@pbx", connected=False, answer="rejected 486",
+                    waited_s=1.0, brief="A caller asked for a person.")
+    result = engine.transfer_failed()
+    assert result.waiting_for != "anything_else" and not store.callback_requests()
+
+
+def test_a_take_over_from_the_desk_is_recorded_as_taken_over_by_them(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    engine.turn("Hi, I need to move my appointment tomorrow")
+    assert engine.staff_took_call(by="frontdesk", taken_over=True) == "taken_over"
+    call = list(db["calls"].rows)[0]
+    assert (call["outcome"], call["ended_by"], call["end_action"]) == ("taken_over", "frontdesk", "transfer")
+
+
 def test_staff_taking_the_call_over_is_recorded_as_a_transfer_by_them(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     engine.turn("Hi, I need to move my appointment tomorrow")

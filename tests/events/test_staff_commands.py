@@ -45,3 +45,16 @@ def test_live_call_actions_go_to_the_controls_the_line_registered(clinic):
     handler.release_call("call-1")
     refused = handler(StaffCommand("end_call", "alice", call_id="call-1"))
     assert not refused.ok and "no phone line" in refused.message
+
+
+def test_listen_in_and_take_over_go_to_the_line_and_a_line_without_them_refuses(clinic):
+    done = []
+    handler = StaffCommandHandler(clinic.db_path)
+    handler.control_call("call-1", listen_in=lambda user: done.append(("listen", user)),
+                         take_over=lambda user: done.append(("take", user)))
+    listened = handler(StaffCommand("listen_in", "alice", call_id="call-1"))
+    assert listened.ok and listened.message == ("call call-1: listen-in started (the front desk's phone rings) by alice")
+    assert handler(StaffCommand("take_over", "alice", call_id="call-1")).ok
+    assert done == [("listen", "alice"), ("take", "alice")]
+    refused = handler(StaffCommand("transfer_now", "alice", call_id="call-1"))    # this line offers no transfer
+    assert not refused.ok and "no phone line here to transfer" in refused.message

@@ -145,3 +145,36 @@ def test_without_the_service_a_live_call_cannot_be_transferred(seeded_db, stream
             assert not result.ok and "not running" in result.message
 
     run(scenario())
+
+
+def test_listen_in_and_take_over_from_a_live_transcript_go_to_the_service_after_a_yes(seeded_db, stream):
+    folder = Path(tempfile.mkdtemp(dir="/tmp"))
+    done = []
+    handler = StaffCommandHandler(seeded_db)
+    handler.control_call("call-1", listen_in=lambda user: done.append(("listen", user)),
+                         take_over=lambda user: done.append(("take", user)))
+    bus = EventBus()
+    for event in until(stream, lambda e: e.kind == "turn" and e.call_id == "call-2"):
+        bus.publish(event.kind, event.call_id, event.fields)
+    me = pwd.getpwuid(os.getuid()).pw_name
+
+    async def scenario():
+        with MonitorServer(bus, folder / "m.sock", handler=handler, action_log=StaffActionLog(seeded_db)):
+            app = make_app(seeded_db, socket_path=folder / "m.sock", connect=True)
+            async with app.run_test(size=(100, 30)) as pilot:
+                assert await wait_for(pilot, lambda: app.query_one("#live-table").row_count == 2)
+                await pilot.press("enter", "l")
+                assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+                assert "listen in" in app.screen.question and "muted" in app.screen.question
+                await pilot.press("y")
+                assert await wait_for(pilot, lambda: done == [("listen", me)])
+                await pilot.press("t")
+                assert await wait_for(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
+                assert "Take over" in app.screen.question
+                await pilot.press("y")
+                assert await wait_for(pilot, lambda: done == [("listen", me), ("take", me)])
+
+    run(scenario())
+    folder.rmdir()
+    _row, actions = callback(seeded_db, "Priya Shah")
+    assert [(a[0], a[2], a[3]) for a in actions] == [(me, "listen_in", 1), (me, "take_over", 1)]

@@ -5,6 +5,7 @@ sipp comes from Debian's sip-tester (`.ci/run` installs it); the tests skip with
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import signal
@@ -202,6 +203,24 @@ def rows(service: Service, sql: str, *args) -> list[tuple]:
             return conn.execute(sql, args).fetchall()
         except sqlite3.OperationalError:       # staff_actions is made with the first action
             return []
+
+
+async def send_staff(service: Service, action: str, call_id: str, *, user: str = "someone-else"):
+    """Send one staff command over the service's monitor socket with the monitor's own client; its result."""
+    from appliance.events.messages import StaffCommand
+    from appliance.events.monitor_client import MonitorClient
+
+    client = await MonitorClient.connect(service.data / "monitor.sock")
+    reading = asyncio.create_task(client.run(lambda kind, payload: None))
+    try:
+        return await client.send(StaffCommand(action=action, user=user, call_id=call_id), timeout=10)
+    finally:
+        await client.close()
+        reading.cancel()
+
+
+def staff(service: Service, action: str, call_id: str, *, user: str = "someone-else"):
+    return asyncio.run(send_staff(service, action, call_id, user=user))
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@ from the monitor socket on a live call. One service process for the module (its 
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import re
 import shutil
@@ -12,10 +11,9 @@ from datetime import datetime
 
 import pytest
 
-from appliance.events.messages import END_CALL, TRANSFER_NOW, StaffCommand
-from appliance.events.monitor_client import MonitorClient
+from appliance.events.messages import END_CALL, TRANSFER_NOW
 
-from .conftest import Service, rows, sipp, start_service, stop_service
+from .conftest import Service, rows, sipp, staff, start_service, stop_service
 
 BUSY_CALLER = "+61400000123"
 
@@ -31,21 +29,6 @@ def one_line(tmp_path_factory):
     assert stop_service(running) == 0, running.log_text()[-3000:]
     log = running.log_text()
     assert "Assertion" not in log and "Traceback" not in log, log[-3000:]
-
-
-def staff(service: Service, action: str, call_id: str, *, user: str = "someone-else"):
-    """Send one staff command over the service's monitor socket with the monitor's own client."""
-
-    async def go():
-        client = await MonitorClient.connect(service.data / "monitor.sock")
-        reading = asyncio.create_task(client.run(lambda kind, payload: None))
-        try:
-            return await client.send(StaffCommand(action=action, user=user, call_id=call_id), timeout=10)
-        finally:
-            await client.close()
-            reading.cancel()
-
-    return asyncio.run(go())
 
 
 def held_call(service: Service, tmp_path, scenario: str = "held") -> tuple[subprocess.Popen, dict]:

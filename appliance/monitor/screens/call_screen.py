@@ -1,5 +1,5 @@
-"""One call's transcript over the tabs: live (updating, with transfer and end keys) or from History (with the
-call's summary and review flags above it)."""
+"""One call's transcript over the tabs: live (updating, with listen-in, take-over, transfer and end keys) or from
+History (with the call's summary and review flags above it)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from ..widgets.transcript_view import TranscriptView, call_heading
 class CallScreen(Screen):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("t", "transfer", "Transfer now"),
+        Binding("l", "listen_in", "Listen in"),
+        Binding("t", "take_over", "Take over"),
+        Binding("b", "transfer", "Blind transfer"),
         Binding("x", "end_call", "End call"),
     ]
 
@@ -48,7 +50,7 @@ class CallScreen(Screen):
         self.query_one(TranscriptView).focus()
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("transfer", "end_call"):
+        if action in ("listen_in", "take_over", "transfer", "end_call"):
             return self.live and not self.call.ended
         return True
 
@@ -65,6 +67,12 @@ class CallScreen(Screen):
         self.refresh_heading()
         self.query_one(TranscriptView).refresh_call()
         self.refresh_bindings()
+
+    def action_listen_in(self) -> None:
+        self.app.ask_call_action("listen_in", self.call.call_id)
+
+    def action_take_over(self) -> None:
+        self.app.ask_call_action("take_over", self.call.call_id)
 
     def action_transfer(self) -> None:
         self.app.ask_call_action("transfer_now", self.call.call_id)
