@@ -57,7 +57,7 @@ from typing import Any, Callable
 
 from ..engine.types import CallInfo
 from ..settings import Settings
-from ..store.backend import dialect_of, is_postgres
+from ..store.backend import INTEGRITY_ERRORS, dialect_of, is_postgres
 from .account import SipConfigError, log_registration, registrar_host
 from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
@@ -214,13 +214,14 @@ class PhoneService:
         self._flow = load_flow(paths.flow)
         db_path = self.database
         if is_postgres(db_path):
-            db = open_database(db_path)
-            holds_clinic = db.execute("SELECT 1 FROM clinic").fetchone() is not None
-            db.close()
-            if not holds_clinic:
+            if not _holds_clinic(db_path):
                 self._clinic = load_clinic_file(paths.clinic)
-                build_database(self._clinic, db_path)
-                log.info("loaded the clinic into the shared store from %s", paths.clinic)
+                try:
+                    build_database(self._clinic, db_path)
+                    log.info("loaded the clinic into the shared store from %s", paths.clinic)
+                except (ValueError, *INTEGRITY_ERRORS):
+                    if not _holds_clinic(db_path):      # else another box loaded it at the same moment
+                        raise
         elif not Path(db_path).exists():
             db_path = Path(db_path)
             self._clinic = load_clinic_file(paths.clinic)
@@ -697,6 +698,16 @@ def _event(kind: str, **data: Any) -> Any:
     from ..voice import CallEvent
 
     return CallEvent(kind, data=data)
+
+
+def _holds_clinic(dsn: str) -> bool:
+    from ..store.database import open_database
+
+    db = open_database(dsn)
+    try:
+        return db.execute("SELECT 1 FROM clinic").fetchone() is not None
+    finally:
+        db.close()
 
 
 # ---------------------------------------------------------------- `appliance run`
