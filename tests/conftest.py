@@ -139,9 +139,21 @@ def any_db(request):
         yield database
         database.close()
         return
-    from appliance.store.postgres_database import empty_tables
-
     database = open_database(request.getfixturevalue("shared_store_dsn"))
-    empty_tables(database)          # (waits at most the connection's lock wait for a test that left one open)
+    _empty(database)
     yield database
     database.close()
+
+
+def _empty(database) -> None:
+    """Every row deleted and every counter back at 1: as a new database, faster than TRUNCATE on small tables
+    (waits at most the connection's lock wait for a test that left a transaction open)."""
+    from appliance.store.migrate import IDENTITY_COLUMNS
+    from appliance.store.postgres_schema import TABLES
+
+    with database.atomic():
+        for table in reversed(TABLES):
+            if table != "schema_version":
+                database.execute(f'DELETE FROM "{table}"')
+        for table, column in IDENTITY_COLUMNS.items():
+            database.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), 1, false)")
