@@ -60,33 +60,94 @@ def db() -> None:
 
 @db.command("init")
 @click.option("--clinic", "clinic_file", type=click.Path(path_type=Path), required=True, help="Clinic YAML file.")
-@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database file to create.")
+@click.option("--db", "db_target", default=None,
+              help="Database file to create, or a postgresql:// address to load (default: the configured one).")
 @click.option("--replace", is_flag=True, help="Replace an existing database file (a copy is kept in the backup "
-                                             "folder first).")
+                                             "folder first); on PostgreSQL, empty its tables first.")
 @click.option("--force", is_flag=True, help="With --replace: even though the phone service seems to be running.")
-def db_init(clinic_file: Path, db_path: Path | None, replace: bool, force: bool) -> None:
+def db_init(clinic_file: Path, db_target: str | None, replace: bool, force: bool) -> None:
     """Build a database from a clinic file (nothing is written if the file is invalid)."""
     from .admin.backup import BackupError, backup_before_replacing
-    from .store.database import build_database
+    from .store.backend import is_postgres
+    from .store.database import DatabaseFileError, build_database
 
     clinic = _load_clinic(clinic_file)
-    target = db_path or paths.database_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if replace and target.exists():
-        try:
-            kept = backup_before_replacing(_admin_settings(), target, force=force)
-        except BackupError as exc:
-            _fail(str(exc))
-        click.echo(f"the previous database is kept as {kept}")
+    target = _database_option(db_target)
+    if not is_postgres(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if replace and target.exists():
+            try:
+                kept = backup_before_replacing(_admin_settings(), target, force=force)
+            except BackupError as exc:
+                _fail(str(exc))
+            click.echo(f"the previous database is kept as {kept}")
     try:
         built = build_database(clinic, target, replace=replace)
-    except ValueError as exc:
+    except (ValueError, DatabaseFileError) as exc:
         _fail(str(exc))
     profile = clinic.profile()
     catalog = clinic.catalog()
     click.echo(f"built {built} for {profile.name}: {len(catalog.locations)} locations, "
                f"{len(catalog.services)} services, {len(catalog.practitioners)} practitioners, "
                f"{len(clinic.patients)} patients, {len(clinic.appointments)} appointments")
+
+
+def _database_option(given: str | None) -> str | Path:
+    """A --db option: a postgresql:// address or a file; unset, the configured database (a PostgreSQL one from
+    [data] database or database_file, else $APPLIANCE_DB or the data folder's file)."""
+    from .store.backend import is_postgres
+
+    from .settings import ConfigError, load_settings
+
+    if given:
+        return given if is_postgres(given) else Path(given)
+    try:
+        settings = load_settings(warn=False)
+    except ConfigError:
+        settings = None             # a settings file this user cannot read names no database for them either
+    if settings is not None and settings.uses_postgres:
+        return _configured_database(settings)
+    return paths.database_path()
+
+
+def _configured_database(settings) -> str | Path:
+    from .settings import ConfigError
+
+    try:
+        return settings.database_target()
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+@db.command("migrate")
+@click.option("--from", "source", required=True, help="The box's SQLite database: sqlite:///var/lib/appliance/"
+                                                      "appliance.db (an absolute path) or a plain path.")
+@click.option("--to", "target", default=None, help="The PostgreSQL database, postgresql://...; default: the "
+                                                   "configured one ([data] database or database_file), which "
+                                                   "keeps a password off the command line.")
+@click.option("--replace", is_flag=True, help="Empty a target that already holds data first (everything there goes).")
+def db_migrate(source: str, target: str | None, replace: bool) -> None:
+    """Copy one box's SQLite database into the shared PostgreSQL store, and check every table's row count."""
+    from .store.backend import is_postgres, redacted
+    from .store.migrate import MigrationError, migrate, sqlite_path
+
+    if target is None:
+        settings = _admin_settings()
+        if not settings.uses_postgres:
+            _fail("no --to given and no PostgreSQL configured ([data] database or database_file)")
+        target = str(_configured_database(settings))
+    if not is_postgres(target):
+        _fail(f"--to must be a postgresql:// address, not {target[:20]!r}")
+    try:
+        counts = migrate(sqlite_path(source), target, replace=replace)
+    except MigrationError as exc:
+        _fail(str(exc))
+    width = max(len(c.table) for c in counts)
+    click.echo(f"{'table'.ljust(width)}  {'SQLite':>8}  {'PostgreSQL':>10}")
+    for count in counts:
+        click.echo(f"{count.table.ljust(width)}  {count.source:>8}  {count.target:>10}")
+    click.echo(f"copied {sum(c.target for c in counts)} rows in {len(counts)} tables into {redacted(target)}; "
+               "every count matches")
 
 
 def _admin_settings(config_file: Path | None = None):
@@ -104,10 +165,13 @@ def _admin_settings(config_file: Path | None = None):
 @click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database to back up.")
 def db_backup(target: Path | None, db_path: Path | None) -> None:
     """Copy the live database safely (SQLite online backup; file mode 0600)."""
-    from .admin.backup import BackupError, backup_database
+    from .admin.backup import BackupError, NotHere, backup_database
 
     try:
         result = backup_database(_admin_settings(), database=db_path, to=target)
+    except NotHere as exc:
+        click.echo(f"nothing backed up here: {exc}")
+        return
     except BackupError as exc:
         _fail(str(exc))
     click.echo(f"backed up to {result.path} ({result.size:,} bytes)")
@@ -134,17 +198,19 @@ def db_restore(backup: Path, db_path: Path | None, force: bool) -> None:
 
 
 @db.command("prune")
-@click.option("--db", "db_path", type=click.Path(path_type=Path), default=None, help="Database to prune.")
+@click.option("--db", "db_target", default=None,
+              help="Database to prune: a file or a postgresql:// address (default: the configured one).")
 @click.option("--dry-run", is_flag=True, help="Only say what would be deleted.")
-def db_prune(db_path: Path | None, dry_run: bool) -> None:
+def db_prune(db_target: str | None, dry_run: bool) -> None:
     """Delete transcripts older than [data] transcript_days and recordings older than recording_days."""
-    import sqlite3
-
     from .admin.retention import prune
+    from .settings import ConfigError
+    from .store.backend import DATABASE_ERRORS, is_postgres
 
+    database = None if db_target is None else db_target if is_postgres(db_target) else Path(db_target)
     try:
-        report = prune(_admin_settings(), database=db_path, dry_run=dry_run)
-    except (FileNotFoundError, sqlite3.Error) as exc:
+        report = prune(_admin_settings(), database=database, dry_run=dry_run)
+    except (FileNotFoundError, ConfigError, *DATABASE_ERRORS) as exc:
         _fail(str(exc))
     for line in report.lines(dry_run=dry_run):
         click.echo(line)
@@ -425,7 +491,16 @@ def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | No
                        socket_path=socket_path or monitor_socket_path(), flow_file=flow_file)
         return
     from .monitor import run_monitor
+    from .settings import ConfigError, load_settings
 
+    if db_path is None:
+        try:
+            on_postgres = load_settings(warn=False).uses_postgres
+        except ConfigError:
+            on_postgres = False
+        if on_postgres:
+            _fail("this appliance keeps its data in the shared PostgreSQL store ([data] database), and the monitor "
+                  "reads only an appliance's SQLite file so far (docs/scale.md); give --db FILE to read one")
     run_monitor(db_path=db_path or paths.database_path(), db_given=db_given,
                 socket_path=socket_path or monitor_socket_path(), flow=_load_flow(flow_file))
 

@@ -240,13 +240,78 @@ WIDE_V6_PREFIX = 48
 
 
 class DataSettings(Section):
-    """Retention and backups of the clinic database, transcripts and recordings."""
+    """Where the clinic database is (SQLite, or the shared PostgreSQL store); retention and backups."""
+    # the shared store on PostgreSQL (docs/it-admin.md): "postgresql://appliance@db.clinic.lan/appliance";
+    # empty: the SQLite file ([paths] database)
+    database: str = ""
+    # or a file holding that address, readable only by the appliance's user (mode 0600): keeps a password out
+    # of this file
+    database_file: Path | None = None
     transcript_days: int = Field(90, ge=1)
     recording_days: int = Field(30, ge=1)
     backup_dir: Path | None = None       # default: <paths.data_dir>/backups
     backups_kept: int = Field(7, ge=1)
     # practitioners' calendar feeds (<data>/calendars/*.ics) name no patient; true: the patient's initials only
     calendar_initials: bool = False
+
+    @field_validator("database")
+    @classmethod
+    def _postgres_address(cls, value: str) -> str:
+        value = value.strip()
+        if value and not value.startswith(POSTGRES_SCHEMES):
+            raise ValueError(f"must be a PostgreSQL address starting with postgresql:// (the SQLite file is set by "
+                             f"[paths] database), not {value[:20]!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_address(self) -> DataSettings:
+        if self.database and self.database_file is not None:
+            raise _At(("database_file",), "set either database or database_file, not both")
+        return self
+
+    def warnings(self) -> list[SettingWarning]:
+        if self.database and _has_password(self.database):
+            return [SettingWarning("data.database", "the address holds a password, written in the settings file "
+                                   "(which installs, copies and diffs show)",
+                                   "put the address in a file named by [data] database_file (mode 0600)")]
+        return []
+
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+DSN_FILE_SECRET_BITS = 0o077       # a DSN file others may read or write is refused
+
+
+def _has_password(dsn: str) -> bool:
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        return bool(conninfo_to_dict(dsn).get("password"))
+    except Exception:
+        return False
+
+
+def read_dsn_file(path: Path) -> str:
+    """The PostgreSQL address kept in `path` ([data] database_file): the first line that is not blank or a
+    comment. ConfigError, naming the file and the key, when it is missing, readable by others or holds
+    no address."""
+    where = f"{path} ([data] database_file)"
+    try:
+        mode = path.stat().st_mode
+        if mode & DSN_FILE_SECRET_BITS:
+            raise ConfigError(f"{where}: readable by others than its owner (mode {mode & 0o777:04o}); it may hold "
+                              "the database's password: chmod 600 it, owned by the appliance's user")
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{where}: cannot be read: {exc}") from None
+    for line in lines:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            if not line.startswith(POSTGRES_SCHEMES):
+                raise ConfigError(f"{where}: must hold a PostgreSQL address starting with postgresql://")
+            return line
+    raise ConfigError(f"{where}: holds no address (one line: postgresql://user:password@host/database)")
 
 
 class MetricsSettings(Section):
@@ -404,7 +469,20 @@ class Settings(Section):
 
     def warnings(self) -> list[SettingWarning]:
         """What works but should be looked at: logged at load, shown by `appliance doctor`."""
-        return self.sip.warnings()
+        return self.sip.warnings() + self.data.warnings()
+
+    @property
+    def uses_postgres(self) -> bool:
+        return bool(self.data.database or self.data.database_file)
+
+    def database_target(self) -> str | Path:
+        """The clinic database: a PostgreSQL address ([data] database, or the file [data] database_file names),
+        else the SQLite file ([paths] database). ConfigError when the DSN file cannot be used."""
+        if self.data.database:
+            return self.data.database
+        if self.data.database_file is not None:
+            return read_dsn_file(self.data.database_file)
+        return self.paths.database
 
     def relative_to_config(self, value: str | Path) -> Path:
         """A path from the settings file: ~ expanded, relative paths taken from the file's folder."""
@@ -486,8 +564,9 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
     sip_files = ("password_file", "tls_cert_file", "tls_key_file", "tls_ca_file")
     sip_section = sip_section.model_copy(update={key: fix(getattr(sip_section, key)) for key in sip_files
                                                   if getattr(sip_section, key) is not None})
-    if data_section.backup_dir is not None:
-        data_section = data_section.model_copy(update={"backup_dir": fix(data_section.backup_dir)})
+    for key in ("backup_dir", "database_file"):
+        if getattr(data_section, key) is not None:
+            data_section = data_section.model_copy(update={key: fix(getattr(data_section, key))})
     web_section = settings.monitor_web
     web_files = ("certificate", "key", "staff_file")
     web_section = web_section.model_copy(update={key: fix(getattr(web_section, key)) for key in web_files

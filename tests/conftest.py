@@ -1,4 +1,5 @@
-"""Shared fixtures: the SCENARIOS.md example clinic in an in-memory database."""
+"""Shared fixtures: the SCENARIOS.md example clinic in an in-memory database; a real PostgreSQL for the tests
+that run on the shared store too (`any_db`: both back ends)."""
 
 from datetime import datetime
 from pathlib import Path
@@ -76,3 +77,83 @@ def runtime(voice_data):
 
     quiet_pipecat("ERROR")
     return VoiceRuntime(voice_settings(voice_data), load_llm=False)
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A real PostgreSQL (Debian's package) for the session, in a temporary folder; stopped at the end."""
+    from store.postgres_server import PostgresServer, binaries
+
+    pytest.importorskip("psycopg", reason="psycopg (the PostgreSQL driver) is not installed")
+    bin_dir = binaries()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL's server programs (initdb, pg_ctl) are not installed: apt-get install postgresql")
+    server = PostgresServer(bin_dir)
+    try:
+        server.start()
+    except BaseException:
+        server.stop()
+        raise
+    yield server
+    server.stop()
+
+
+def _new_postgres_database(server, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return server.dsn(name)
+
+
+@pytest.fixture
+def postgres_dsn(postgres_server, request):
+    """The address of a new, empty database on the session's PostgreSQL, dropped after the test."""
+    import re
+
+    import psycopg
+
+    name = "test_" + re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:50]
+    yield _new_postgres_database(postgres_server, name)
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def shared_store_dsn(postgres_server):
+    """One database holding the appliance's tables for the session; `any_db` empties it before each test."""
+    from appliance.store.postgres_database import open_postgres
+
+    dsn = _new_postgres_database(postgres_server, "appliance_shared_store")
+    open_postgres(dsn).close()
+    return dsn
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_db(request):
+    """An empty appliance database on each back end in turn: SQLite in memory, then the shared store on
+    PostgreSQL (emptied first; skipped, saying why, only where PostgreSQL cannot be started here)."""
+    if request.param == "sqlite":
+        database = open_database(":memory:")
+        yield database
+        database.close()
+        return
+    database = open_database(request.getfixturevalue("shared_store_dsn"))
+    _empty(database)
+    yield database
+    database.close()
+
+
+def _empty(database) -> None:
+    """Every row deleted and every counter back at 1: as a new database, faster than TRUNCATE on small tables
+    (waits at most the connection's lock wait for a test that left a transaction open)."""
+    from appliance.store.migrate import IDENTITY_COLUMNS
+    from appliance.store.postgres_schema import TABLES
+
+    with database.atomic():
+        for table in reversed(TABLES):
+            if table != "schema_version":
+                database.execute(f'DELETE FROM "{table}"')
+        for table, column in IDENTITY_COLUMNS.items():
+            database.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), 1, false)")

@@ -16,6 +16,10 @@ A restore refuses while the service runs (it holds the database open),
 checks the backup with `PRAGMA integrity_check` first, keeps the current
 database as `<name>.before-restore`, and gives the restored file the data
 folder's owner so the service can write it.
+
+The shared PostgreSQL store is not backed up from an appliance: it is the database server's to back up
+(pg_dump, or the server's own base backups and WAL archive: docs/it-admin.md). With it configured, `db backup`
+says so (`NotHere`, not an error: the nightly timer goes on to retention) and `db restore` refuses.
 """
 
 from __future__ import annotations
@@ -40,6 +44,15 @@ class BackupError(RuntimeError):
     """A backup or restore could not be done; the message names the file and the fix."""
 
 
+class NotHere(BackupError):
+    """The configured database is the shared PostgreSQL store: its server backs it up, not this box."""
+
+
+POSTGRES_BACKUPS = ("the clinic database is the shared PostgreSQL store ([data] database): it is backed up on its "
+                    "server (pg_dump, or base backups and WAL archiving), not by each appliance; see "
+                    "docs/it-admin.md, \"The shared PostgreSQL store\"")
+
+
 @dataclass(frozen=True)
 class BackupResult:
     path: Path
@@ -61,6 +74,8 @@ def default_backup_path(settings: Settings, now: datetime | None = None) -> Path
 def backup_database(settings: Settings, *, database: Path | None = None, to: Path | None = None,
                     now: datetime | None = None) -> BackupResult:
     """Copy the live database to `to` (default: a timestamped file in the backup folder), then rotate."""
+    if database is None and settings.uses_postgres:
+        raise NotHere(POSTGRES_BACKUPS)
     source = Path(database or settings.paths.database)
     if not source.is_file():
         raise BackupError(f"{source}: no database to back up (create it with: appliance db init --clinic FILE)")
@@ -138,6 +153,8 @@ def check_backup(path: Path) -> None:
 def restore_database(settings: Settings, backup: Path, *, database: Path | None = None,
                      force: bool = False) -> Path | None:
     """Replace the database with `backup`; returns where the old database was kept (None if there was none)."""
+    if database is None and settings.uses_postgres:
+        raise BackupError(POSTGRES_BACKUPS + "; restore it there (pg_restore)")
     target = Path(database or settings.paths.database)
     backup = Path(backup)
     running = service_process.service_running()

@@ -37,6 +37,7 @@ from typing import Literal
 from .. import paths
 from ..settings import TEMPLATE_PATH, ConfigError, Settings, config_path, load_settings
 from ..voice import cuda_libraries
+from ..store.backend import DATABASE_ERRORS, is_postgres
 from . import service_process
 
 Status = Literal["OK", "WARN", "FAIL"]
@@ -521,6 +522,10 @@ def _group_note(info: os.stat_result) -> str:
 
 
 def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
+    if settings.uses_postgres:
+        from .postgres_check import check_postgres
+
+        return check_postgres(settings, Check)
     db_path = settings.paths.database
     init = f"appliance db init --clinic {settings.paths.clinic} --db {db_path}"
     try:
@@ -567,7 +572,11 @@ def check_fallback_journal(settings: Settings) -> Check:
     from ..store.fallback_journal import FILE_NAME, unreplayed
 
     journal = settings.paths.data_dir / FILE_NAME
-    waiting = unreplayed(journal, settings.paths.database)
+    try:
+        database = settings.database_target()
+    except ConfigError:
+        database = None                  # the database check says why
+    waiting = unreplayed(journal, database)
     if waiting is None:
         return Check("WARN", "fallback journal", f"{journal} cannot be read",
                      f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor")
@@ -585,13 +594,11 @@ def check_interrupted_calls(settings: Settings) -> Check:
     not have heard confirmed."""
     from ..engine.types import CUT_OFF
 
-    db_path = settings.paths.database
-    if not db_path.is_file():
-        return Check("OK", "interrupted calls", "no database to look in")
     try:
-        # read only, but not opened read-only: the last connection to close tidies the -wal and -shm files away
-        conn = sqlite3.connect(db_path, timeout=2)
-    except sqlite3.Error:
+        conn = _reading_connection(settings)
+    except (ConfigError, *DATABASE_ERRORS):
+        conn = None
+    if conn is None:
         return Check("OK", "interrupted calls", "no database to look in")
     try:
         marks = ", ".join("?" for _ in CUT_OFF)
@@ -601,7 +608,7 @@ def check_interrupted_calls(settings: Settings) -> Check:
         unheard = conn.execute(
             "SELECT count(*) FROM appointments a JOIN calls c ON c.id = a.created_by_call WHERE a.status = 'booked' "
             "AND a.confirmed_aloud = 0 AND c.ended_at IS NOT NULL").fetchone()[0]
-    except sqlite3.Error:
+    except DATABASE_ERRORS:
         return Check("OK", "interrupted calls", "not recorded by this database's version")
     finally:
         conn.close()
@@ -611,6 +618,20 @@ def check_interrupted_calls(settings: Settings) -> Check:
                      "may not have been heard confirmed",
                      "the front desk works them in the monitor's Needs attention (open callbacks) and marks them done")
     return Check("OK", "interrupted calls", "no caller cut off is waiting for staff")
+
+
+def _reading_connection(settings: Settings):
+    """A connection to read the configured database with (`?` placeholders on either back end); None when
+    there is no SQLite file yet."""
+    target = settings.database_target()
+    if is_postgres(target):
+        from ..store.postgres_database import PostgresConnection
+
+        return PostgresConnection(target)
+    if not Path(target).is_file():
+        return None
+    # read only, but not opened read-only: the last connection to close tidies the -wal and -shm files away
+    return sqlite3.connect(target, timeout=2)
 
 
 def check_disk(folder: Path) -> Check:

@@ -13,6 +13,10 @@ that old is stale). Deleted text is overwritten in the file (`secure_delete`).
 
 Recordings are the `*.wav` files under `<data_dir>/recordings`, aged by their
 modification time; emptied subfolders are removed.
+
+On the shared PostgreSQL store the same SQL runs there (every box's nightly run prunes the whole store; a
+second run finds nothing left to clear); each box deletes its own recordings. Deleted text is gone from the
+tables at once and from the disk when PostgreSQL's vacuum reuses the space.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..settings import Settings
+from ..store.backend import DATABASE_ERRORS, dialect_of, is_postgres
 
 RECORDING_SUFFIXES = (".wav",)
 
@@ -49,11 +54,12 @@ class PruneReport:
                 f"{self.recording_cutoff:%Y-%m-%d %H:%M}"]
 
 
-def prune(settings: Settings, *, database: Path | None = None, now: datetime | None = None,
+def prune(settings: Settings, *, database: Path | str | None = None, now: datetime | None = None,
           dry_run: bool = False) -> PruneReport:
-    """Apply the retention limits once; `now` is the wall clock (naive local time or aware)."""
+    """Apply the retention limits once; `now` is the wall clock (naive local time or aware). `database`: a file
+    or a postgresql:// address (default: the configured database)."""
     moment = now or datetime.now().astimezone()
-    db_path = Path(database or settings.paths.database)
+    db_path = database if database is not None else settings.database_target()
     cutoff, calls, turns, tools, callbacks = _prune_transcripts(db_path, moment, settings.data.transcript_days,
                                                                 dry_run)
     recording_cutoff = moment - timedelta(days=settings.data.recording_days)
@@ -61,11 +67,11 @@ def prune(settings: Settings, *, database: Path | None = None, now: datetime | N
     return PruneReport(cutoff, calls, turns, tools, callbacks, recordings, recording_cutoff.replace(tzinfo=None))
 
 
-def _clinic_now(conn: sqlite3.Connection, moment: datetime) -> datetime:
+def _clinic_now(conn, moment: datetime) -> datetime:
     """`moment` as the clinic's wall clock (the call records hold clinic-local time)."""
     try:
         row = conn.execute("SELECT timezone FROM clinic WHERE id = 1").fetchone()
-    except sqlite3.Error:
+    except DATABASE_ERRORS:
         row = None
     if moment.tzinfo is None:
         return moment
@@ -79,17 +85,30 @@ def _clinic_now(conn: sqlite3.Connection, moment: datetime) -> datetime:
 _CALLBACK_TEXT = "(name IS NOT NULL OR phone IS NOT NULL OR reason IS NOT NULL OR note IS NOT NULL)"
 
 
-def _prune_transcripts(db_path: Path, moment: datetime, days: int,
-                       dry_run: bool) -> tuple[str, int, int, int, int]:
+def _open(db_path: Path | str):
+    if is_postgres(db_path):
+        from ..store.postgres_database import PostgresConnection
+
+        conn = PostgresConnection(db_path)
+        conn.dialect.set_lock_wait(conn, 10000)
+        return conn
+    db_path = Path(db_path)
     if not db_path.is_file():
         raise FileNotFoundError(f"{db_path}: no database (create it with: appliance db init --clinic FILE)")
     conn = sqlite3.connect(db_path, timeout=10, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    conn.execute("PRAGMA secure_delete = ON")
+    return conn
+
+
+def _prune_transcripts(db_path: Path | str, moment: datetime, days: int,
+                       dry_run: bool) -> tuple[str, int, int, int, int]:
+    conn = _open(db_path)
+    sql = dialect_of(conn)
     try:
-        conn.execute("PRAGMA busy_timeout = 10000")
-        conn.execute("PRAGMA secure_delete = ON")
         cutoff = (_clinic_now(conn, moment) - timedelta(days=days)).isoformat(timespec="seconds")
         old_calls = "SELECT id FROM calls WHERE started_at < ?"
-        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(sql.BEGIN_WRITE)
         try:
             turns = conn.execute(
                 f"SELECT count(*) FROM turns WHERE call_id IN ({old_calls}) AND (caller_text IS NOT NULL "
@@ -101,13 +120,13 @@ def _prune_transcripts(db_path: Path, moment: datetime, days: int,
                 f"SELECT count(DISTINCT call_id) FROM (SELECT call_id FROM turns WHERE call_id IN ({old_calls}) "
                 "AND (caller_text IS NOT NULL OR agent_text IS NOT NULL OR trigger_evidence IS NOT NULL) "
                 f"UNION SELECT call_id FROM tool_calls WHERE call_id IN ({old_calls}) "
-                "AND (arguments != '{}' OR result != '{}'))", [cutoff, cutoff]).fetchone()[0]
+                "AND (arguments != '{}' OR result != '{}')) AS texts", [cutoff, cutoff]).fetchone()[0]
             callbacks = conn.execute(f"SELECT count(*) FROM callback_requests WHERE created_at < ? AND {_CALLBACK_TEXT}",
                                      [cutoff]).fetchone()[0]
             if not dry_run:
                 conn.execute("UPDATE callback_requests SET name = NULL, phone = NULL, reason = NULL, note = NULL "
                              f"WHERE created_at < ? AND {_CALLBACK_TEXT}", [cutoff])
-                if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'journal_replayed'").fetchone():
+                if sql.SHARED or conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'journal_replayed'").fetchone():
                     conn.execute("DELETE FROM journal_replayed WHERE replayed_at < ?", [cutoff])
                 conn.execute(f"UPDATE turns SET caller_text = NULL, agent_text = NULL, trigger_evidence = NULL "
                              f"WHERE call_id IN ({old_calls}) AND (caller_text IS NOT NULL OR agent_text IS NOT NULL "
@@ -121,7 +140,7 @@ def _prune_transcripts(db_path: Path, moment: datetime, days: int,
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        if not dry_run and (turns or tools or callbacks):
+        if not dry_run and (turns or tools or callbacks) and not sql.SHARED:
             try:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")   # the old text leaves the WAL file too
             except sqlite3.Error:

@@ -1,6 +1,7 @@
 """One call's record as the summary and the review flags read it, from the appliance database.
 
-Only SQLite and the record's own tables: the store writes the review inside its own transaction with this.
+Only the record's own tables, in SQL both back ends run (SQLite, or PostgreSQL's shared store, whose connection
+takes the same `?` placeholders): the store writes the review inside its own transaction with this.
 """
 
 from __future__ import annotations

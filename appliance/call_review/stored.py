@@ -11,12 +11,15 @@ import json
 import logging
 import sqlite3
 
+import psycopg
+
 from .call_record import read_call
 from .flags import ReviewFlag, review_flags
 from .summary import CallRecap, summarise
 
 log = logging.getLogger("appliance.call_review")
 
+REFUSED_ERRORS = (sqlite3.OperationalError, psycopg.Error)
 MAX_SUMMARY_CHARS = 2000     # the store's limit on free text (store.database.MAX_TEXT_CHARS)
 NOTE_PREFIX = "Summary: "
 
@@ -58,8 +61,10 @@ def store_review(conn: sqlite3.Connection, call_id: str) -> bool:
         conn.execute("UPDATE callback_requests SET note = ? WHERE call_id = ? AND status = 'open' "
                      "AND (note IS NULL OR note = ?)", [NOTE_PREFIX + text, call_id, NOTE_PREFIX + (before or "")])
         return True
-    except sqlite3.OperationalError:
-        raise                        # locked, full, I/O: the store's write budget retries or journals the whole entry
+    except REFUSED_ERRORS:
+        # locked, full, I/O: the store's write budget retries or journals the whole entry; on PostgreSQL any
+        # error has aborted the transaction, which must go back whole too
+        raise
     except Exception as exc:  # a summary bug must never lose the end of a call
         log.warning("call %s: review not built (%s)", call_id, type(exc).__name__)
         return False

@@ -58,6 +58,7 @@ from typing import Any, Callable
 
 from ..engine.types import CallInfo
 from ..settings import Settings
+from ..store.backend import INTEGRITY_ERRORS, dialect_of, is_postgres
 from .account import SipConfigError, log_registration, registrar_host
 from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
@@ -87,6 +88,7 @@ class PhoneService:
                  on_event: ServiceEventSink | None = None, *, serve_monitor: bool = True):
         self.settings = settings
         self.runtime = runtime
+        self._database: str | Path | None = None
         self.engine_factory: EngineFactory = engine_factory or self._default_engine
         self._custom_factory = engine_factory is not None
         self.on_event = on_event
@@ -145,14 +147,17 @@ class PhoneService:
         if self.runtime is None:
             self.runtime = VoiceRuntime.shared(self.settings)
         self._report_models()
-        db_path = self.settings.paths.database
+        db_path = self.database
         greeting = None
         if not self._custom_factory:        # an engine factory brings its own database (simulations)
             greeting = self._prepare_clinic()
             self._open_journal()
             self.maintain(recover=True)
         self._warm(greeting)
-        if self.serve_monitor and db_path is not None and Path(db_path).exists():
+        if self.serve_monitor and is_postgres(db_path):
+            log.warning("the monitor socket, its staff actions and the calendar feeds read the SQLite file only: "
+                        "not served with the shared PostgreSQL store (docs/scale.md)")
+        elif self.serve_monitor and db_path is not None and Path(db_path).exists():
             self._serve_monitor(db_path)
         self._start_loop()
         try:
@@ -190,8 +195,16 @@ class PhoneService:
 
     # ------------------------------------------------------------ setting up
 
+    @property
+    def database(self) -> str | Path:
+        """The clinic database: the SQLite file, or the shared PostgreSQL store's address ([data] database)."""
+        if self._database is None:
+            self._database = self.settings.database_target()
+        return self._database
+
     def _prepare_clinic(self) -> str:
-        """The default engine's clinic, flow and database (built from the clinic file when missing)."""
+        """The default engine's clinic, flow and database (built from the clinic file when missing; the shared
+        store loaded from it when it holds no clinic yet)."""
         from ..clinic import load_clinic_file
         from ..engine.clock import ClinicClock
         from ..engine.flow import load_flow
@@ -201,8 +214,18 @@ class PhoneService:
 
         paths = self.settings.paths
         self._flow = load_flow(paths.flow)
-        db_path = Path(paths.database)
-        if not db_path.exists():
+        db_path = self.database
+        if is_postgres(db_path):
+            if not _holds_clinic(db_path):
+                self._clinic = load_clinic_file(paths.clinic)
+                try:
+                    build_database(self._clinic, db_path)
+                    log.info("loaded the clinic into the shared store from %s", paths.clinic)
+                except (ValueError, *INTEGRITY_ERRORS):
+                    if not _holds_clinic(db_path):      # else another box loaded it at the same moment
+                        raise
+        elif not Path(db_path).exists():
+            db_path = Path(db_path)
             self._clinic = load_clinic_file(paths.clinic)
             db_path.parent.mkdir(parents=True, exist_ok=True)
             build_database(self._clinic, db_path)
@@ -229,8 +252,8 @@ class PhoneService:
         from ..store.database import open_database
         from ..store.recovery import recover as recover_calls
 
-        db_path = self.settings.paths.database
-        if self._custom_factory or db_path is None or not Path(db_path).exists():
+        db_path = self.database
+        if self._custom_factory or db_path is None or not (is_postgres(db_path) or Path(db_path).exists()):
             return
         if not recover and (self.journal is None or not self.journal.pending()):
             return
@@ -321,7 +344,7 @@ class PhoneService:
         from ..store.fallback_journal import JournalingStore
         from ..store.records import CallRecorder
 
-        db = open_database(self.settings.paths.database)
+        db = open_database(self.database)
         store = ClinicStore(db)
         clock = ClinicClock(store.profile().timezone)
         recorder = CallRecorder(db, journal=self.journal)
@@ -534,7 +557,7 @@ class PhoneService:
         self.metrics.busy_rejection()
         cache = self.runtime.speech_cache
         pcm, fallback = cache.get(BUSY_LINE, self.rate), cache.get(BUSY_NO_CALLBACK_LINE, self.rate)
-        if not number or pcm is None or fallback is None or self.settings.paths.database is None:
+        if not number or pcm is None or fallback is None or self.database is None:
             log.info("call %s: all lines busy, no number to call back: 486", call_id)
             call.hang_up(486)
             return
@@ -585,8 +608,8 @@ class PhoneService:
         from ..store.fallback_journal import JournalingStore
         from ..store.write_budget import is_refusal
 
-        db = open_database(self.settings.paths.database)
-        db.execute("PRAGMA busy_timeout = 1500")        # the busy caller waits for this before hearing anything
+        db = open_database(self.database)
+        dialect_of(db.conn).set_lock_wait(db.conn, 1500)   # the busy caller waits for this before hearing anything
         try:
             store = ClinicStore(db)
             try:
@@ -714,11 +737,23 @@ def _event(kind: str, **data: Any) -> Any:
     return CallEvent(kind, data=data)
 
 
+def _holds_clinic(dsn: str) -> bool:
+    from ..store.database import open_database
+
+    db = open_database(dsn)
+    try:
+        return db.execute("SELECT 1 FROM clinic").fetchone() is not None
+    finally:
+        db.close()
+
+
 # ---------------------------------------------------------------- `appliance run`
 
 def run_service(settings: Settings) -> int:
     """The command's body: start, tell systemd, serve until SIGTERM/SIGINT, stop in order; the exit status."""
     from ..models import ModelUnavailable
+    from ..settings import ConfigError
+    from ..store.database import DatabaseFileError
     from ..voice import quiet_pipecat
     from .systemd_notify import notify, watchdog_interval
 
@@ -729,8 +764,8 @@ def run_service(settings: Settings) -> int:
     service = PhoneService(settings)
     try:
         service.start()
-    except (SipStartError, SipConfigError, ModelUnavailable) as exc:
-        log.error("%s", exc)
+    except (SipStartError, SipConfigError, ModelUnavailable, ConfigError, DatabaseFileError) as exc:
+        log.error("%s", exc)        # (a DSN file others may read, a database that cannot be reached or used)
         return 2
     notify(f"READY=1\nSTATUS=answering calls on port {service.port}")
     keep_watch(service, stop, watchdog_interval(), notify)

@@ -1,9 +1,13 @@
 """The clinic store: the one place the appliance reads and writes clinic data.
 
 The engine's tools call these methods. Reads return the immutable types of
-`appliance.domain`; writes check their business rules inside one SQLite
-transaction (BEGIN IMMEDIATE, so two processes cannot both take a slot) and
-raise a `StoreError` subclass when a rule says no.
+`appliance.domain`; writes check their business rules inside one transaction
+and raise a `StoreError` subclass when a rule says no. On SQLite the transaction
+takes the write lock first (BEGIN IMMEDIATE), so two processes cannot both take
+a slot; on PostgreSQL (the shared store) two boxes may both find a slot free,
+and the database's exclusion constraint refuses the second booking, which is
+the same `SlotTaken`. The SQL is the same on both back ends but for what the
+connection's dialect says (sqlite_sql.py, postgres_sql.py).
 
 Times are clinic-local naive datetimes, stored as ISO text. The store does not
 judge what is past: queries take `now` from the engine's clock, and the
@@ -15,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-import sqlite3
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
@@ -23,7 +26,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import phonenumbers
-import sqlite_utils
 
 from appliance.clinic.schema import Clinic, is_plausible_phone
 from appliance.domain import (
@@ -40,8 +42,8 @@ from appliance.domain import (
     TimeWindow,
     fold_name,
 )
-from appliance.store.database import (MAX_NAME_CHARS, MAX_PHONE_CHARS, MAX_TEXT_CHARS, diary_imported_as_is,
-                                      durable_commits)
+from appliance.store.backend import dialect_of
+from appliance.store.database import MAX_NAME_CHARS, MAX_PHONE_CHARS, MAX_TEXT_CHARS
 from appliance.store.slot_policy import (BookingIndex, SlotOffer, blocked_what, eligible_practitioners, is_candidate,
                                          offer_from_index)
 
@@ -155,7 +157,7 @@ def name_key(text: str) -> str:
 class ClinicStore:
     def __init__(
         self,
-        db: sqlite_utils.Database,
+        db: Any,                        # sqlite_utils.Database, or postgres_database.PostgresDatabase
         *,
         new_id: Callable[[str], str] | None = None,
         now: Callable[[], datetime] | None = None,
@@ -165,7 +167,8 @@ class ClinicStore:
         self._now = now
         self._profile: ClinicProfile | None = None
         self._catalog: Catalog | None = None
-        db.register_function(name_key, deterministic=True, replace=True)
+        self.sql = dialect_of(db.conn)
+        self.sql.prepare(db, name_key)
 
     # -- plumbing ------------------------------------------------------------
 
@@ -186,8 +189,8 @@ class ClinicStore:
             with self.db.atomic():
                 yield
             return
-        with durable_commits(conn):
-            conn.execute("BEGIN IMMEDIATE")
+        with self.sql.durable(conn):
+            conn.execute(self.sql.BEGIN_WRITE)
             try:
                 yield
             except BaseException:
@@ -299,7 +302,7 @@ class ClinicStore:
                         "phone": patient.phone,
                     },
                 )
-            with diary_imported_as_is(self.db.conn):
+            with self.sql.diary_as_is(self.db.conn):
                 self._insert_diary(clinic)
             for block in clinic.block_records():
                 self._insert_block(block, created_by="clinic file")
@@ -420,8 +423,9 @@ class ClinicStore:
         """Patients whose last name (and first given name, when given) match, ignoring case and accents."""
         if not last or not name_key(last):
             return []
-        rows = self._rows("SELECT * FROM patients WHERE name_key(last_name) = ? ORDER BY rowid", [name_key(last)])
-        patients = [_patient(row) for row in rows]
+        cursor = self.sql.patients_with_name_key(self.db.conn, name_key(last), name_key)
+        names = [d[0] for d in cursor.description]
+        patients = [_patient(dict(zip(names, row))) for row in cursor.fetchall()]
         if first and name_key(first):
             # the first given name is enough: "Jane" on file is "Jane Ann" said, and the other way round
             wanted = name_key(first).split()[0]
@@ -604,8 +608,10 @@ class ClinicStore:
             }
         try:
             self._insert("appointments", row)
-        except sqlite3.IntegrityError as error:
-            if "slot_taken" in str(error):        # the database's own guard (database.py TRIGGERS)
+        except self.sql.INTEGRITY_ERRORS as error:
+            # the database's own guards: SQLite's triggers (database.py), PostgreSQL's constraints and trigger
+            # (postgres_schema.py), named alike
+            if "slot_taken" in str(error):
                 raise SlotTaken(f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is no longer free") from None
             if "slot_blocked" in str(error):
                 raise SlotBlocked(f"{slot.start:%Y-%m-%d %H:%M} with {slot.practitioner_id} is blocked") from None
@@ -719,7 +725,7 @@ class ClinicStore:
     def diary_fingerprint(self) -> tuple[int, ...]:
         """Changes whenever the diary does (appointments are never deleted, only cancelled; blocks only removed)."""
         appointments = self.db.conn.execute(
-            "SELECT count(*), coalesce(sum(status = 'cancelled'), 0) FROM appointments").fetchone()
+            "SELECT count(*), count(CASE WHEN status = 'cancelled' THEN 1 END) FROM appointments").fetchone()
         blocks = self.db.conn.execute("SELECT count(*), count(removed_at) FROM diary_blocks").fetchone()
         return (*appointments, *blocks)
 
@@ -749,7 +755,7 @@ class ClinicStore:
                 raise PatientNotFound(f"no patient {patient_id!r}")
             if unless_open_within is not None and phone is not None:
                 rows = self._rows("SELECT id FROM callback_requests WHERE status = 'open' AND phone = ? "
-                                  "AND reason IS ? AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
+                                  f"AND {self.sql.same('reason')} AND created_at >= ? ORDER BY created_at DESC LIMIT 1",
                                   [phone, reason, _second_text(now - unless_open_within)])
                 if rows:
                     return rows[0]["id"]

@@ -171,7 +171,8 @@ CREATE TABLE IF NOT EXISTS calls (
     end_reason TEXT,
     ended_by TEXT,
     summary TEXT,
-    review_flags TEXT
+    review_flags TEXT,
+    box TEXT
 );
 CREATE INDEX IF NOT EXISTS calls_by_start ON calls (started_at);
 
@@ -255,6 +256,7 @@ ADDED_COLUMNS = (
     ("appointments", "confirmed_aloud", "INTEGER"),
     ("calls", "summary", "TEXT"),           # call_review: written when the call ends
     ("calls", "review_flags", "TEXT"),
+    ("calls", "box", "TEXT"),               # the appliance (host name) that took the call: recovery on a shared store
 )
 
 _END = "strftime('%Y-%m-%dT%H:%M', {row}.start, '+' || {row}.minutes || ' minutes')"
@@ -328,7 +330,14 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
     """Open (creating if needed) the appliance database, with every table present.
 
     A new file is created with mode 0640 (DATABASE_MODE); an existing file keeps its mode.
-    ":memory:" gives a private in-memory database (tests)."""
+    ":memory:" gives a private in-memory database (tests). A `postgresql://` address opens the shared store
+    on PostgreSQL instead (postgres_database.py), which the store's code uses the same way."""
+    from .backend import is_postgres
+
+    if is_postgres(path):
+        from .postgres_database import open_postgres
+
+        return open_postgres(path)  # type: ignore[return-value]
     if str(path) == ":memory:":
         db = sqlite_utils.Database(memory=True)
     else:
@@ -403,8 +412,16 @@ def build_database(clinic, db_path: str | Path, *, replace: bool = False) -> Pat
 
     The database is written to a temporary file beside the target and renamed
     into place only when complete, so a failure leaves nothing behind (and an
-    existing database untouched). Refuses to overwrite unless `replace`."""
+    existing database untouched). Refuses to overwrite unless `replace`. A `postgresql://` address loads the
+    clinic into that database instead, in one transaction (postgres_database.build_postgres)."""
     from appliance.store.clinic_store import ClinicStore
+
+    from .backend import is_postgres
+
+    if is_postgres(db_path):
+        from .postgres_database import build_postgres
+
+        return build_postgres(clinic, db_path, replace=replace)  # type: ignore[return-value]
 
     target = Path(db_path)
     if target.exists() and not replace:

@@ -34,6 +34,8 @@ from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any, Callable
 
+from .backend import dialect_of, is_postgres
+
 log = logging.getLogger("appliance.store")
 
 FILE_NAME = "fallback-journal"
@@ -186,27 +188,26 @@ class FallbackJournal:
 
     # ------------------------------------------------------------ replay
 
-    def replay_in(self, conn: sqlite3.Connection, entries: list[JournalEntry],
+    def replay_in(self, conn: Any, entries: list[JournalEntry],
                   apply_records: Callable[[list[tuple[str, dict]]], None]) -> list[str]:
         """Inside an open write transaction on `conn`: apply `entries` not replayed before (by anyone) and note
         each as replayed; the ids applied. `apply_records` writes record entries on that connection."""
+        sql = dialect_of(conn)
         done = []
         for entry in entries:
-            claimed = conn.execute("INSERT OR IGNORE INTO journal_replayed (id, replayed_at) VALUES (?, ?)",
+            claimed = conn.execute(sql.insert_or_ignore("journal_replayed", ["id", "replayed_at"]),
                                    [entry.id, datetime.now().isoformat(timespec="seconds")]).rowcount
             if claimed:
                 if entry.kind == RECORDS:
                     apply_records([(name, _revive(fields)) for name, fields in entry.body["entries"]])
                 elif entry.kind == CALLBACK:
                     row = entry.body["row"]
-                    columns = ", ".join(f'"{name}"' for name in row)
-                    conn.execute(f"INSERT OR IGNORE INTO callback_requests ({columns}) VALUES "
-                                 f"({', '.join('?' for _ in row)})", list(row.values()))
+                    conn.execute(sql.insert_or_ignore("callback_requests", list(row)), list(row.values()))
             done.append(entry.id)
         return done
 
     def replay(self, db: Any, *, budget: Any = None) -> int:
-        """Replay every waiting entry into `db` (a sqlite_utils Database), one call's entries per transaction;
+        """Replay every waiting entry into `db` (either back end's database), one call's entries per transaction;
         how many were applied. Stops at the first refusal (they wait for the next try)."""
         from .records import CallRecorder, RecordError
         from .write_budget import WriteBudget
@@ -245,8 +246,9 @@ def _parse(data: bytes) -> tuple[list[JournalEntry], int]:
 
 
 def unreplayed(path: str | Path, db_path: str | Path | None) -> int | None:
-    """How many entries of the journal at `path` (file or data folder) the database at `db_path` has not taken
-    yet (None when the journal cannot be read). Read-only: for `appliance doctor`."""
+    """How many entries of the journal at `path` (file or data folder) the database at `db_path` (a file, or a
+    PostgreSQL address) has not taken yet (None when the journal cannot be read). Read-only: for
+    `appliance doctor`."""
     path = Path(path)
     if path.is_dir():
         path = path / FILE_NAME
@@ -259,7 +261,9 @@ def unreplayed(path: str | Path, db_path: str | Path | None) -> int | None:
     if not entries:
         return 0
     done: set[str] = set()
-    if db_path is not None and Path(db_path).is_file():
+    if is_postgres(db_path):
+        done = _replayed_on_postgres(str(db_path), [e.id for e in entries])
+    elif db_path is not None and Path(db_path).is_file():
         try:
             conn = sqlite3.connect(db_path, timeout=2)     # reads only (not opened read-only: see doctor.py)
             try:
@@ -271,6 +275,16 @@ def unreplayed(path: str | Path, db_path: str | Path | None) -> int | None:
         except sqlite3.Error:
             pass
     return sum(1 for e in entries if e.id not in done)
+
+
+def _replayed_on_postgres(dsn: str, ids: list[str]) -> set[str]:
+    import psycopg
+
+    try:
+        with psycopg.connect(dsn, connect_timeout=3) as conn:
+            return {row[0] for row in conn.execute("SELECT id FROM journal_replayed WHERE id = ANY(%s)", [ids])}
+    except psycopg.Error:
+        return set()
 
 
 class JournalingStore:

@@ -27,17 +27,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
+import socket
 from datetime import date, datetime, time
 from enum import Enum
 from typing import Any, Callable, TypeVar
 
 T = TypeVar("T")
 
-import sqlite_utils
-
 from ..call_review import store_review
-from .database import durable_commits
+from .backend import dialect_of
 from .write_budget import WriteBudget, is_refusal
 
 RESULT_KINDS = ("ok", "guard", "pms", "other")
@@ -60,6 +58,11 @@ class RecordError(Exception):
     def __init__(self, message: str, *, storage: bool = False):
         super().__init__(message)
         self.storage = storage
+
+
+def this_box() -> str:
+    """This appliance's name on a shared store: its host name."""
+    return socket.gethostname()
 
 
 def iso(moment: datetime | date | time | None) -> str | None:
@@ -92,23 +95,22 @@ def to_json(value: Any) -> str:
 
 
 class CallRecorder:
-    def __init__(self, db: sqlite_utils.Database, *, budget: WriteBudget | None = None, journal: Any = None):
+    def __init__(self, db: Any, *, budget: WriteBudget | None = None, journal: Any = None, box: str | None = None):
+        """`db`: sqlite_utils' Database, or postgres_database.PostgresDatabase. `box`: the appliance the calls
+        are taken on, kept on each call (default: this host's name): on a shared store, recovery after a crash
+        closes only its own box's calls."""
         self.db = db
+        self.box = box or this_box()
+        self.sql = dialect_of(db.conn)
         self.budget = budget or WriteBudget()
         self.journal = journal
 
     # -- plumbing ------------------------------------------------------------
 
     def _where(self) -> str:
-        try:
-            for _, name, file in self.db.conn.execute("PRAGMA database_list").fetchall():
-                if name == "main":
-                    return file or "the in-memory database"
-        except sqlite3.Error:
-            pass
-        return "the database"
+        return self.sql.describe(self.db.conn)
 
-    def _transaction(self, what: str, body: Callable[[sqlite3.Connection], T], *, durable: bool = False,
+    def _transaction(self, what: str, body: Callable[[Any], T], *, durable: bool = False,
                      limit_s: float | None = None) -> T:
         """`body(conn)` in one write transaction, retried within the budget (at most `limit_s`); RecordError when
         refused. Inside an open transaction, `body` just runs in it (the outer transaction commits or rolls
@@ -118,12 +120,12 @@ class CallRecorder:
             return body(conn)
         try:
             if durable:
-                with durable_commits(conn):
+                with self.sql.durable(conn):
                     return self.budget.run(conn, body, limit_s=limit_s)
             return self.budget.run(conn, body, limit_s=limit_s)
-        except sqlite3.IntegrityError as error:
+        except self.sql.INTEGRITY_ERRORS as error:
             raise RecordError(f"cannot record {what} in {self._where()}: {error}") from error
-        except sqlite3.Error as error:
+        except self.sql.ERRORS as error:
             raise RecordError(f"cannot write the call record to {self._where()}: {error}",
                               storage=is_refusal(error)) from error
 
@@ -137,7 +139,7 @@ class CallRecorder:
         return (route, confidence, evidence)
 
     @staticmethod
-    def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:
+    def _insert(conn: Any, table: str, row: dict[str, Any]) -> None:
         columns = ", ".join(f'"{name}"' for name in row)
         marks = ", ".join("?" for _ in row)
         conn.execute(f'INSERT INTO "{table}" ({columns}) VALUES ({marks})', list(row.values()))
@@ -155,7 +157,7 @@ class CallRecorder:
         for name, kwargs in entries:
             getattr(self, name)(**kwargs)
 
-    def _replay_held(self, conn: sqlite3.Connection, call_ids: set[str | None]) -> list[str]:
+    def _replay_held(self, conn: Any, call_ids: set[str | None]) -> list[str]:
         """Inside a transaction: the journal's waiting entries of these calls first, so the record keeps its order."""
         if self.journal is None:
             return []
@@ -168,7 +170,7 @@ class CallRecorder:
         self._check_entries(entries)
         replayed: list[str] = []
 
-        def body(conn: sqlite3.Connection) -> None:
+        def body(conn: Any) -> None:
             replayed[:] = self._replay_held(conn, {kwargs.get("call_id") for _, kwargs in entries})
             self._apply(entries)
 
@@ -188,7 +190,7 @@ class CallRecorder:
         raises RecordError (storage true) with nothing written; an error of `work` is raised as it is."""
         replayed: list[str] = []
 
-        def body(conn: sqlite3.Connection) -> T:
+        def body(conn: Any) -> T:
             result = work()
             made = entries(result)
             self._check_entries(made)
@@ -207,7 +209,7 @@ class CallRecorder:
                                  durable=True)
 
     def call_started(self, *, call_id: str, clinic: str | None, caller_id: str | None, started_at: datetime) -> None:
-        row = {"id": call_id, "clinic": clinic, "caller_id": caller_id, "started_at": iso(started_at)}
+        row = {"id": call_id, "clinic": clinic, "caller_id": caller_id, "started_at": iso(started_at), "box": self.box}
         self._transaction(f"the start of call {call_id!r}", lambda conn: self._insert(conn, "calls", row))
 
     def turn(
@@ -230,7 +232,7 @@ class CallRecorder:
                "trigger_evidence": evidence, "at": iso(at)}
         updates = ", ".join(f'"{name}" = excluded."{name}"' for name in row if name not in ("call_id", "seq"))
 
-        def body(conn: sqlite3.Connection) -> None:
+        def body(conn: Any) -> None:
             columns = ", ".join(f'"{name}"' for name in row)
             conn.execute(f'INSERT INTO turns ({columns}) VALUES ({", ".join("?" for _ in row)}) '
                          f"ON CONFLICT (call_id, seq) DO UPDATE SET {updates}", list(row.values()))
@@ -246,17 +248,18 @@ class CallRecorder:
                           limit_s=AFTER_REPLY_WAIT_S)
 
     @staticmethod
-    def _review_if_ended(conn: sqlite3.Connection, call_id: str) -> None:
+    def _review_if_ended(conn: Any, call_id: str) -> None:
         ended = conn.execute("SELECT ended_at IS NOT NULL FROM calls WHERE id = ?", [call_id]).fetchone()
         if ended and ended[0]:
             store_review(conn, call_id)
 
     @staticmethod
-    def _mark_heard(conn: sqlite3.Connection, call_id: str, seq: int) -> None:
+    def _mark_heard(conn: Any, call_id: str, seq: int) -> None:
+        booked = dialect_of(conn).json_text("result", "appointment", "id")
         conn.execute(
             "UPDATE appointments SET confirmed_aloud = 1 WHERE confirmed_aloud = 0 AND created_by_call = ? AND id IN "
-            "(SELECT json_extract(result, '$.appointment.id') FROM tool_calls WHERE call_id = ? AND turn_seq <= ? "
-            "AND result_kind = 'ok')", [call_id, call_id, seq])
+            f"(SELECT {booked} FROM tool_calls WHERE call_id = ? AND turn_seq <= ? AND result_kind = 'ok')",
+            [call_id, call_id, seq])
 
     def transition(
         self,
@@ -312,7 +315,7 @@ class CallRecorder:
                 values[name] = iso(value) if isinstance(value, datetime) else value
         assignments = ", ".join(f'"{name}" = ?' for name in values)
 
-        def body(conn: sqlite3.Connection) -> None:
+        def body(conn: Any) -> None:
             cursor = conn.execute(f"UPDATE turns SET {assignments} WHERE call_id = ? AND seq = ?",
                                   [*values.values(), call_id, seq])
             if cursor.rowcount == 0:
@@ -327,7 +330,7 @@ class CallRecorder:
     ) -> None:
         """`reason`: why the call ended when it was not the conversation's own end (a crash, a shutdown, staff);
         `ended_by`: the OS user of the staff member who ended or took it."""
-        def body(conn: sqlite3.Connection) -> None:
+        def body(conn: Any) -> None:
             cursor = conn.execute(
                 "UPDATE calls SET ended_at = ?, outcome = ?, final_state = ?, end_action = ?, end_reason = ?, "
                 "ended_by = ? WHERE id = ?",

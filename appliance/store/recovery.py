@@ -16,14 +16,13 @@ caller did not hear (they hung up during the confirmation).
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-import sqlite_utils
-
 from ..call_review import store_review
+from .backend import dialect_of
 from .clinic_store import ClinicStore
+from .records import this_box
 
 log = logging.getLogger("appliance.store")
 
@@ -44,16 +43,22 @@ class RecoveryReport:
                 f"{self.unconfirmed} booking(s) to confirm with the patient")
 
 
-def recover(db: sqlite_utils.Database, *, journal: Any = None, reason: str = CRASH_REASON) -> RecoveryReport:
+def recover(db: Any, *, journal: Any = None, reason: str = CRASH_REASON, box: str | None = None) -> RecoveryReport:
     """Replay the journal, then close every call without an end as `interrupted` (see the module docstring).
-    Only for a database no live call of this process is using (at start-up)."""
+    Only for a database no live call of this process is using (at start-up). On the shared PostgreSQL store
+    the other boxes' calls are live: only this box's (`box`, default this host's name) are closed, and those
+    no box is named on (recorded before boxes were)."""
     report = RecoveryReport()
     if journal is not None:
         report.replayed = journal.replay(db)
     store = ClinicStore(db)
     conn = db.conn
-    open_calls = conn.execute("SELECT id, caller_id, started_at FROM calls WHERE ended_at IS NULL "
-                              "ORDER BY started_at").fetchall()
+    if dialect_of(conn).SHARED:
+        open_calls = conn.execute("SELECT id, caller_id, started_at FROM calls WHERE ended_at IS NULL "
+                                  "AND (box IS NULL OR box = ?) ORDER BY started_at", [box or this_box()]).fetchall()
+    else:
+        open_calls = conn.execute("SELECT id, caller_id, started_at FROM calls WHERE ended_at IS NULL "
+                                  "ORDER BY started_at").fetchall()
     for call_id, caller_id, started_at in open_calls:
         with store.transaction():
             last = _last_moment(conn, call_id) or started_at
@@ -73,7 +78,7 @@ def recover(db: sqlite_utils.Database, *, journal: Any = None, reason: str = CRA
     return report
 
 
-def ask_staff_to_confirm(db: sqlite_utils.Database, call_id: str, caller_id: str | None) -> bool:
+def ask_staff_to_confirm(db: Any, call_id: str, caller_id: str | None) -> bool:
     """A call over with a booking the caller may not have heard: a callback request that names it (once).
     True when one was raised."""
     store = ClinicStore(db)
@@ -87,14 +92,15 @@ def ask_staff_to_confirm(db: sqlite_utils.Database, call_id: str, caller_id: str
         return raised
 
 
-def _last_moment(conn: sqlite3.Connection, call_id: str) -> str | None:
+def _last_moment(conn: Any, call_id: str) -> str | None:
     row = conn.execute(
-        "SELECT max(at) FROM (SELECT at FROM turns WHERE call_id = ?1 UNION ALL SELECT at FROM transitions "
-        "WHERE call_id = ?1 UNION ALL SELECT at FROM tool_calls WHERE call_id = ?1)", [call_id]).fetchone()
+        "SELECT max(at) FROM (SELECT at FROM turns WHERE call_id = ? UNION ALL SELECT at FROM transitions "
+        "WHERE call_id = ? UNION ALL SELECT at FROM tool_calls WHERE call_id = ?) AS moments",
+        [call_id, call_id, call_id]).fetchone()
     return row[0] if row else None
 
 
-def _unconfirmed(conn: sqlite3.Connection, call_id: str) -> list[tuple]:
+def _unconfirmed(conn: Any, call_id: str) -> list[tuple]:
     return conn.execute(
         "SELECT a.id, a.patient_id, a.start, p.name FROM appointments a JOIN practitioners p ON p.id = a.practitioner_id "
         "WHERE a.created_by_call = ? AND a.status = 'booked' AND a.confirmed_aloud = 0 ORDER BY a.start",

@@ -16,6 +16,12 @@ THURSDAY_PM = TimeWindow("Thursday afternoon", start=datetime(2026, 11, 26), end
 
 
 @pytest.fixture
+def db(any_db):
+    """The guards hold on both back ends: the SQLite file and the shared PostgreSQL store."""
+    return any_db
+
+
+@pytest.fixture
 def runs():
     return []
 

@@ -34,12 +34,9 @@ def clock():
 
 
 @pytest.fixture
-def db():
-    from appliance.store import open_database
-
-    database = open_database(":memory:")
-    yield database
-    database.close()
+def db(any_db):
+    """The store suite runs on both back ends: SQLite in memory and the shared store on a real PostgreSQL."""
+    return any_db
 
 
 @pytest.fixture
@@ -49,38 +46,3 @@ def store(db, clinic, clock):
     s = ClinicStore(db, new_id=Ids(), now=clock)
     s.load_clinic(clinic)
     return s
-
-
-@pytest.fixture(scope="session")
-def postgres_server():
-    """A real PostgreSQL (Debian's package) for the session, in a temporary folder; stopped at the end."""
-    from postgres_server import PostgresServer, binaries
-
-    pytest.importorskip("psycopg", reason="psycopg (the PostgreSQL driver) is not installed")
-    bin_dir = binaries()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL's server programs (initdb, pg_ctl) are not installed: apt-get install postgresql")
-    server = PostgresServer(bin_dir)
-    try:
-        server.start()
-    except BaseException:
-        server.stop()
-        raise
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def postgres_dsn(postgres_server, request):
-    """The address of a new, empty database on the session's PostgreSQL, dropped after the test."""
-    import re
-
-    import psycopg
-
-    name = "test_" + re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:50]
-    with psycopg.connect(postgres_server.dsn(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield postgres_server.dsn(name)
-    with psycopg.connect(postgres_server.dsn(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

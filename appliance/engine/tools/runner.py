@@ -16,12 +16,12 @@ store, the fallback journal, and counts as done.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from datetime import date, datetime
 from typing import Any, Callable
 
 from ...domain import AppointmentRecord, Slot, TimeWindow
+from ...store.backend import DATABASE_ERRORS
 from ...store.clinic_store import ClinicStore, SlotTaken, StoreError
 from ...store.records import RecordError
 from ...store.write_budget import is_refusal
@@ -108,7 +108,7 @@ class ToolRunner:
             kind, result = "pms", {"error": str(exc) or "slot no longer free", "code": "slot_taken"}
             if isinstance(args.get("slot"), Slot):
                 self.ledger.taken.add(args["slot"].key)
-        except (StoreError, sqlite3.Error, RecordError) as exc:
+        except (StoreError, RecordError, *DATABASE_ERRORS) as exc:
             kind, result = "pms", {"error": f"{type(exc).__name__}: {exc}"}
             if is_refusal(exc):
                 kind, result = self._refused(tool, args, result)
