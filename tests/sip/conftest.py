@@ -29,6 +29,14 @@ APPLIANCE = Path(sys.executable).parent / "appliance"
 START_TIMEOUT_S = 180
 
 
+def need_the_sip_stack() -> None:
+    """Skip, saying what is missing, where sipp, pjsua2 or pipecat is not installed."""
+    if shutil.which("sipp") is None:
+        pytest.skip("sipp is not installed (apt-get install sip-tester)")
+    pytest.importorskip("pjsua2")
+    pytest.importorskip("pipecat")
+
+
 def free_port(kind: int = socket.SOCK_DGRAM) -> int:
     with socket.socket(socket.AF_INET, kind) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -236,10 +244,7 @@ def caller_speech():
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     running = start_service(tmp_path_factory.mktemp("sip-service"), record_calls=True, metrics=True)
     yield running
     stop_service(running)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import getpass
 import re
-import shutil
 import subprocess
 from datetime import datetime
 
@@ -13,17 +12,14 @@ import pytest
 
 from appliance.events.messages import END_CALL, TRANSFER_NOW
 
-from .conftest import Service, rows, sipp, staff, start_service, stop_service
+from .conftest import need_the_sip_stack, rows, Service, sipp, staff, start_service, stop_service
 
 BUSY_CALLER = "+61400000123"
 
 
 @pytest.fixture(scope="module")
 def one_line(tmp_path_factory):
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     running = start_service(tmp_path_factory.mktemp("sip-one-line"), max_calls=1, metrics=True)
     yield running
     assert stop_service(running) == 0, running.log_text()[-3000:]

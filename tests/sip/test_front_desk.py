@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import getpass
 import json
-import shutil
 import time
 
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 
 from appliance.events.messages import LISTEN_IN, TAKE_OVER
 
-from .conftest import Service, free_sip_port, rows, send_staff, start_service, stop_service
+from .conftest import free_sip_port, need_the_sip_stack, rows, send_staff, Service, start_service, stop_service
 
 CALLER = "+61400000555"
 DESK_TIMEOUT_S = 4
@@ -28,10 +27,7 @@ def desk_port():
 
 @pytest.fixture(scope="module")
 def warm(tmp_path_factory, desk_port):
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     running = start_service(tmp_path_factory.mktemp("sip-front-desk"), transfer="warm",
                             desk_answer_timeout_s=DESK_TIMEOUT_S, transfer_uri=f"sip:desk@127.0.0.1:{desk_port}")
     yield running

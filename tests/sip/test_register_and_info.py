@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import stat
 import subprocess
 import threading
@@ -19,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import APPLIANCE, SCENARIOS, Service, free_port, sipp, sipp_report, start_service, stop_service
+from .conftest import (APPLIANCE, SCENARIOS, free_port, need_the_sip_stack, Service,
+                       sipp, sipp_report, start_service, stop_service)
 
 PASSWORD = "clinic-201-secret"
 USER = "201"
@@ -114,10 +114,7 @@ class Registered:
 @pytest.fixture(scope="module")
 def services(tmp_path_factory):
     """The registered service and the wrong-password one (started together: their model loads overlap)."""
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     plans = {"good": PASSWORD, "bad": "not-the-password"}
     folders = {name: tmp_path_factory.mktemp(f"sip-register-{name}") for name in plans}
     registrars = {name: Registrar(folders[name] / "registrar") for name in plans}

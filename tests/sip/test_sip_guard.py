@@ -6,13 +6,12 @@ again and again while the line is busy; then Debian's baresip over plain UDP. On
 from __future__ import annotations
 
 import re
-import shutil
 import time
 
 import pytest
 
 from . import baresip
-from .conftest import heard_turns, rows, sipp, start_service, stop_service
+from .conftest import heard_turns, need_the_sip_stack, rows, sipp, start_service, stop_service
 from .raw_sip import RawSip
 
 BURST = 2
@@ -24,10 +23,7 @@ RELEASE_LIMIT_S = 5.0
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory):
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     running = start_service(tmp_path_factory.mktemp("sip-guard"), max_calls=1, invite_burst=BURST,
                             invite_rate_per_min=60)
     yield running

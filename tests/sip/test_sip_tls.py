@@ -6,14 +6,13 @@ another CA are refused. Certificates are made here, at test time. One service pr
 from __future__ import annotations
 
 import asyncio
-import shutil
 
 import pytest
 
 from certificates import TestCa
 
 from . import baresip
-from .conftest import heard_turns, rows, start_service, stop_service
+from .conftest import heard_turns, need_the_sip_stack, rows, start_service, stop_service
 
 CALLER = "+61400000777"
 BARESIP_CALLER = "+61400000889"
@@ -30,10 +29,7 @@ def tls(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def tls_service(tmp_path_factory, tls):
-    if shutil.which("sipp") is None:
-        pytest.skip("sipp is not installed (apt-get install sip-tester)")
-    pytest.importorskip("pjsua2")
-    pytest.importorskip("pipecat")
+    need_the_sip_stack()
     import socket
 
     with socket.socket() as tcp:
