@@ -216,8 +216,8 @@ def _two_parts(utt: Utterance) -> bool:
 
 
 def _without_surname_words(first: str, surname: str) -> str:
-    """The first name held, less the words a surname of several words now spelled begins with: "Tama Te" and
-    "Te Huia" spelled leave "Tama" (a first name had taken the surname's first word)."""
+    """The first name held, less the words a surname of several words now spelled begins with (the name was
+    heard with the surname's first word taken into the first name)."""
     held, words = first.split(), surname.split()
     for n in range(min(len(held) - 1, len(words) - 1), 0, -1):
         if [w.lower() for w in held[-n:]] == [w.lower() for w in words[:n]]:
