@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, TabbedContent, TabPane
 
 from ..engine.flow import Flow
@@ -210,12 +211,19 @@ class MonitorApp(App):
     # ------------------------------------------------------------ the live side
 
     def show_status(self) -> None:
-        self.query_one(StatusLine).show(connected=self.connected, calls=len(self.board.in_progress()),
-                                        database=str(self.db_path), user=self.user, problem=self.db_problem)
+        try:
+            line = self.query_one(StatusLine)
+        except NoMatches:   # a tick or an event while the app closes: its widgets are already gone
+            return
+        line.show(connected=self.connected, calls=len(self.board.in_progress()),
+                  database=str(self.db_path), user=self.user, problem=self.db_problem)
 
     def show_live(self) -> None:
-        self.query_one(LiveCallsView).show(self.board.in_progress(), self.clock(), connected=self.connected,
-                                           socket_path=str(self.socket_path))
+        try:
+            view = self.query_one(LiveCallsView)
+        except NoMatches:   # as above
+            return
+        view.show(self.board.in_progress(), self.clock(), connected=self.connected, socket_path=str(self.socket_path))
 
     def set_connected(self, connected: bool) -> None:
         if connected == self.connected:
