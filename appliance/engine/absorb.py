@@ -89,6 +89,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         ctx.name_words.append(utt.text)
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
+    if question.name_part == "first" and first and last and _given_names_only(ctx, utt, last):
+        first, last = f"{first} {last}", None
     if utt.spelled and not (first and last):
         spelled = _as_held(utt.spelled.title(), ctx)
         if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))
@@ -207,6 +209,16 @@ def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | Non
                     and fold_name(word) != fold_name(held):
                 found[part] = title_case(word.lower())
     return found.get("first_name"), found.get("last_name")
+
+
+def _given_names_only(ctx: CallContext, utt: Utterance, last: str) -> bool:
+    """Two words said when only the first name was asked for, with the surname already held and the second word
+    nothing like it, are a given name of two words ("Mary Jane", "Thu Hà"), not a new surname: a caller who
+    changes their surname says so ("it's Doe, not Roe") or says one that sounds like the one read back."""
+    held = ctx.last_name
+    if not held or utt.spelled or utt.has("correction") or utt.has("no") or utt.name_replacements:
+        return False
+    return fold_name(last) != fold_name(held) and not sounds_like(last, held)
 
 
 def _two_parts(utt: Utterance) -> bool:

@@ -249,7 +249,8 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             words.append(tok)
             j += 1
             continue
-        if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)):
+        if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)) \
+                and not (not parts and _article_as_given_name(ct, j, blocked)):
             break
         if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS \
                 and not _stands_as_a_name(ct, j, blocked):
@@ -279,6 +280,26 @@ def _article_ending_clause(ct: CallerText, j: int) -> bool:
     """An article never ends a clause, so one ending it after name words is a name ("Jane Doe an")."""
     end = j + 1
     return ct.tokens[j] in _ARTICLES and (end >= len(ct.tokens) or end in ct.clause_starts)
+
+
+# Articles that are also given names (Vietnamese "An"): read as a name only where an article cannot stand.
+_GIVEN_NAME_ARTICLES = frozenset({"an"})
+
+
+def _article_as_given_name(ct: CallerText, j: int, blocked: frozenset[str]) -> bool:
+    """An article that ends its clause, or comes before one name word that ends it ("An Tran"), is a given name:
+    an article always has a noun phrase after it, so "an unusual one" or "an Emma Smith" stay ordinary words."""
+    tokens = ct.tokens
+    if tokens[j] not in _GIVEN_NAME_ARTICLES:
+        return False
+
+    def ends_clause(k: int) -> bool:
+        return k >= len(tokens) or k in ct.clause_starts or tokens[k] in _TRAILING_POLITE
+
+    if ends_clause(j + 1):
+        return True
+    nxt = j + 1
+    return _name_like(tokens[nxt], blocked) and not _ambiguous(tokens[nxt]) and ends_clause(nxt + 1)
 
 
 def _person(parts: tuple[str, ...], single: str) -> PersonName:
@@ -412,13 +433,16 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
     surname = _surname_after_bent_words(ct, run, name_part, spelled, blocked)
     if surname is not None:
         return _respell(PersonName(first=title_case(run.parts[0]), last=surname), ct, spelled)
-    # "Doe, Jane": surname, then the first name after a pause.
-    if len(run.parts) == 1 and run.end < n and run.end in ct.clause_starts and name_part == "full":
+    # "Doe, Jane" or "van der Berg, Anna": a surname (one word, or words led by a particle, which never starts a
+    # given name), then the first name after a pause.
+    surname_first = len(run.parts) == 1 or run.parts[0] in NAME_PARTICLES
+    if surname_first and run.end < n and run.end in ct.clause_starts and name_part == "full":
         second = _read_run(ct, run.end, blocked)
         if second is not None and len(second.parts) == 1 and not any(s.start == run.end for s in spelled):
             after = [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]
             if not after and not (run.ambiguous and second.ambiguous):
-                return PersonName(first=title_case(second.parts[0]), last=title_case(run.parts[0]))
+                return PersonName(first=title_case(second.parts[0]),
+                                  last=" ".join(title_case(p) for p in run.parts))
     if run.ambiguous and not whole:
         return _from_letters(spelled, name_part, ct) if spelled else None
     if name_part == "spelling" and len(run.parts) == 1:

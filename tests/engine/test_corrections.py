@@ -180,3 +180,26 @@ def test_a_surname_of_several_words_spelled_with_space_said_between_them_stays_o
         "oh four one two, three four five, six seven eight")
     engine.turn(spelled)
     assert engine.ctx.last_name.lower() == last.lower() and engine.ctx.first_name == first
+
+
+
+# ------------------------------------------------------------ a given name of two words
+
+@pytest.mark.parametrize("name", ["Thu Hà Lê", "Ngọc Anh Phạm", "Siew Ling Tan", "Thị Mai Lê"])
+def test_two_given_names_said_again_when_the_first_name_is_asked_stay_one_first_name(call, name):
+    *given, surname = name.split()
+    engine = call()
+    asked = say(engine, "I'd like to book a follow-up, I've never been before", name, "the 4th of March 1985",
+                "oh four one two, three four five, six seven eight")
+    if asked.waiting_for == "first_name":     # asked to say or spell the first name: the caller says it again
+        asked = engine.turn(" ".join(given))
+    assert (engine.ctx.first_name, engine.ctx.last_name) == (" ".join(given), surname)
+    assert asked.waiting_for == "confirm" and name in asked.reply
+
+
+def test_a_first_name_answer_with_the_held_surname_is_still_both_parts(call):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I've never been before", "Thu Hà Lê", "the 4th of March 1985",
+        "oh four one two, three four five, six seven eight")
+    engine.turn("Thu Le")
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Thu", "Le")

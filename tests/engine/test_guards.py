@@ -225,3 +225,12 @@ def test_a_time_the_store_refused_as_taken_is_never_offered_again_in_the_call(to
     assert refused.kind == "pms" and refused.result["code"] == "slot_taken"
     again = offer(tools)
     assert first not in again and second in again and len(again) == 2
+
+
+def test_a_time_the_identified_caller_is_already_booked_at_is_not_offered(tools, store):
+    before = offer(tools)           # nobody identified yet: the times as SCENARIOS.md's policy gives them
+    store.create_appointment(patient_id="p1", slot=Slot(before[0].start, "followup", "shah", "north", 30))
+    identify(tools)
+    after = offer(tools)
+    assert before[0].start not in [s.start for s in after]
+    assert after[0] == before[1] and len(after) == 2

@@ -38,6 +38,14 @@ FULL = [
     ("I'm booking for my son, his name is Tom Johnson", "full_name", "Tom", "Johnson"),
     ("booking for Sarah Johnson", "full_name", "Sarah", "Johnson"),
     ("the appointment's under Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    # a surname led by a particle, said first
+    ("van der Berg, Anna", "full_name", "Anna", "Van Der Berg"),
+    ("Ní Bhriain, Siobhán", "full_name", "Siobhán", "Ní Bhriain"),
+    ("De Souza, Maria, thanks", "full_name", "Maria", "De Souza"),
+    # a given name that is also an article
+    ("An Tran", "full_name", "An", "Tran"),
+    ("it's An Trần", "full_name", "An", "Trần"),
+    ("my name is An Nguyen", "intent", "An", "Nguyen"),
 ]
 
 
@@ -72,6 +80,9 @@ PARTS = [
     ("I love you, Bennett.", "full_name", "Love", "Bennett"),
     ("Tom and Jerry", "full_name", "Tom", None),     # two people, not one name
     ("Sarah, thank you", "full_name", "Sarah", None),
+    ("An", "first_name", "An", None),
+    ("it's An", "first_name", "An", None),
+    ("first name An", "intent", "An", None),
 ]
 
 
@@ -92,6 +103,7 @@ NO_NAME = [
     ("I'm outside, where do I park", "intent"), ("I'm here for my appointment", "intent"),
     ("I want to cancel my appointment with Raj Shah", "full_name"),
     ("I'm not a patient, I'm calling from Local Search Pro", "full_name"),
+    ("it's an unusual one", "last_name"), ("an appointment please", "full_name"),
 ]
 
 

@@ -34,12 +34,16 @@ class CheckAvailability(Tool):
         # a time the store refused as taken in this call is never offered again (the patient's own booking at
         # that time, or another writer's): offered again, the caller would go round in circles
         taken = env.ledger.taken
+        # the store refuses a second booking of one patient at the same start, so the identified caller is never
+        # offered a time they are already booked at (with anyone): a yes to it could only end in "taken"
+        patient = env.ledger.identified_patient
+        own_starts = {a.start for a in env.store.upcoming_appointments(patient, env.now())} if patient else set()
         offer = env.store.find_slots(
             service_id=service_id, location_id=location_id,
             practitioner_id=None if practitioner_id in (None, ANYONE) else practitioner_id,
-            window=window, now=env.now(), count=OFFERED + len(taken),
+            window=window, now=env.now(), count=OFFERED + len(taken) + len(own_starts),
         )
-        slots = [slot for slot in offer.slots if slot.key not in taken][:OFFERED]
+        slots = [slot for slot in offer.slots if slot.key not in taken and slot.start not in own_starts][:OFFERED]
         for slot in slots:
             env.ledger.offered[slot.key] = slot
         return {"slots": slots, "in_window": offer.in_window}
