@@ -250,7 +250,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             j += 1
             continue
         if not _name_like(tok, blocked) and not (parts and _article_ending_clause(ct, j)) \
-                and not (not parts and _article_as_given_name(ct, j, blocked)):
+                and not _article_as_given_name(ct, j, blocked):
             break
         if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS \
                 and not _stands_as_a_name(ct, j, blocked):

@@ -217,6 +217,12 @@ class Hit:
             self.position = min(self.position, position)
 
 
+def _preferring(tokens: list[str], k: int) -> bool:
+    """ "I'd rather speak to someone": "rather" after "would" or "had" says what the caller prefers; only
+    "rather than" and a bare "rather" set something aside."""
+    return tokens[k] == "rather" and k > 0 and tokens[k - 1] in ("would", "had")
+
+
 def negated_before(ct: CallerText, char_start: int, window: int) -> bool:
     """Whether "not", "never", "without", "instead of", "rather than" come in
     the `window` tokens before `char_start`, within the same clause."""
@@ -225,7 +231,7 @@ def negated_before(ct: CallerText, char_start: int, window: int) -> bool:
     index = ct.token_index(char_start)
     clause_start = ct.clause_of(index)[0]
     for k in range(max(clause_start, index - window), index):
-        if ct.tokens[k] in NEGATORS:
+        if ct.tokens[k] in NEGATORS and not _preferring(ct.tokens, k):
             return True
         if ct.tokens[k] == "no" and k + 1 < len(ct.tokens) and ct.tokens[k + 1] in ("need", "longer"):
             return True

@@ -186,6 +186,9 @@ HUMAN = (
          r"staff member|member of (?:the )?staff|member of (?:the )?team|manager|practice manager|operator|people|"
          r"team|admin|office)\b",
          r"\b(?:real|actual|live|proper) (?:person|human|receptionist)\b|\bhuman being\b",
+         # the person first, then the verb: "is there someone I could speak to?"
+         r"\b(?:a (?:real )?person|a human|someone|somebody|anyone|anybody) (?:i|we) (?:can|could|might) "
+         r"(?:speak|talk|chat) (?:to|with)\b",
          r"\b(?:put|transfer|connect|pass|patch) me (?:through|over|to)\b|\bput me through\b",
          r"\boperator\b|\bcustomer service\b",
          r"\btransfer (?:me|my call|the call)\b"),

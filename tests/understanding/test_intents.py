@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from appliance.understanding import INTENTS
 
 from .hearing import hear, intent_names
@@ -59,3 +61,20 @@ def test_book_one_is_a_booking_at_an_open_question_and_a_pick_at_a_slot_choice()
     assert "book" in intent_names(hear("can I book it?", "intent"))
     assert "book" not in intent_names(hear("I don't want to book one", "anything_else"))
     assert "book" not in intent_names(hear("I'll book that one", "slot_choice"))
+
+
+@pytest.mark.parametrize("line", ["Is there a person I can talk to?", "is there anyone I could speak to?",
+                                  "someone we can speak with please", "I'd rather speak to a human",
+                                  "I would rather talk to someone at the desk"])
+def test_asking_for_a_person_with_the_person_first_or_as_a_preference(line) -> None:
+    assert intent_names(hear(line))[:1] == ["human"]
+
+
+@pytest.mark.parametrize(("line", "task"), [("I'd rather book for Friday", "book"), ("we'd rather cancel", "cancel"),
+                                            ("rather than cancel, can I move it", "reschedule")])
+def test_would_rather_states_a_preference_and_rather_than_sets_one_aside(line, task) -> None:
+    assert intent_names(hear(line)) == [task]
+
+
+def test_would_rather_not_still_negates() -> None:
+    assert "cancel" not in intent_names(hear("I'd rather not cancel"))

@@ -46,6 +46,7 @@ FULL = [
     ("An Tran", "full_name", "An", "Tran"),
     ("it's An Trần", "full_name", "An", "Trần"),
     ("my name is An Nguyen", "intent", "An", "Nguyen"),
+    ("Văn An Nguyễn", "full_name", "Văn An", "Nguyễn"),
 ]
 
 
