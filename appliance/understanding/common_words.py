@@ -45,6 +45,7 @@ zero oh two three four five six seven eight nine ten eleven twelve thirteen four
 seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand double
 triple plus am pm oclock o'clock
 name names surname first last full middle maiden spell spelled spelt spelling letter letters
+space hyphen dash apostrophe capital
 number numbers phone mobile cell landline contact details address email date birth born birthday dob
 clinic practice office reception receptionist front desk staff doctor dr doctors physio physiotherapist
 physiotherapy therapist therapy massage masseuse nurse gp practitioner practitioners specialist

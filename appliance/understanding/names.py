@@ -172,8 +172,12 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
                 continue
         merged.append([letters, start, end, singles, singles])
     runs: list[Spelled] = []
-    for letters, start, end, singles, _last in merged:
+    for k, (letters, start, end, singles, _last) in enumerate(merged):
         enough = singles >= 3 or (singles >= 2 and name_asked)
+        if singles == 1 and letters in NAME_PARTICLES and name_asked and end < len(ct.tokens) \
+                and ct.tokens[end] == "space" and k + 1 < len(merged) and merged[k + 1][1] == end + 1:
+            runs.append(Spelled(letters.upper(), start, end))   # "O space C E A L L A I G H": a particle spelled
+            continue
         bare = letters.replace("'", "").replace("-", "")
         if enough and 2 <= len(bare) <= MAX_NAME_PART_CHARS and not set(bare) <= {"a", "i"}:
             if _names_its_first_letter(ct.tokens, start) and len(letters) > 2 and letters[0] == letters[1]:
@@ -240,9 +244,11 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             words.append(tok)
             j += 1
             continue
-        if parts and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
+        # a particle before a name word, also one of a single letter that starts the run ("Ó Ceallaigh, Seán")
+        if (parts or (len(tok) == 1 and tok in NAME_PARTICLES)) \
+                and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
                 and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked):
-            if len(tok) == 1 and tok.isalpha():
+            if len(tok) == 1 and tok.isalpha() and tok not in NAME_PARTICLES:
                 j += 1  # a middle initial: "Jane Q Doe"
                 continue
             parts.append(tok)

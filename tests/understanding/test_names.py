@@ -42,6 +42,8 @@ FULL = [
     ("van der Berg, Anna", "full_name", "Anna", "Van Der Berg"),
     ("Ní Bhriain, Siobhán", "full_name", "Siobhán", "Ní Bhriain"),
     ("De Souza, Maria, thanks", "full_name", "Maria", "De Souza"),
+    ("Ó Ceallaigh, Seán", "full_name", "Seán", "Ó Ceallaigh"),     # a particle of one letter
+    ("Seán Ó Ceallaigh", "full_name", "Seán", "Ó Ceallaigh"),
     # a given name that is also an article
     ("An Tran", "full_name", "An", "Tran"),
     ("it's An Trần", "full_name", "An", "Trần"),
@@ -129,7 +131,9 @@ SPELLED = [
     ("no, it's K R I S", "confirm", "KRIS"),
     ("No, the first name is Ron. It's Chris with the K-K-R-I-S", "confirm", "KRIS"),  # "with a K, K R I S" run together
     ("Aaron with an A, A-A-R-O-N", "spelling", "AARON"),
-    ("Llewellyn, L L E W E L L Y N", "spelling", "LLEWELLYN"),   # a doubled first letter said as such stays
+    ("Llewellyn, L L E W E L L Y N", "spelling", "LLEWELLYN"),
+    ("it's O space C E A L L A I G H", "spelling", "O CEALLAIGH"),   # a one-letter particle, then "space"
+    ("D E space L A space C R U Z", "spelling", "DE LA CRUZ"),   # a doubled first letter said as such stays
 ]
 
 
