@@ -44,7 +44,7 @@ _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
 
 def understand(text: str, context: ListenContext) -> Utterance:
     question = context.question
-    heard = question.repair(text, context.now) if question.repairs and text else text
+    heard = question.repair(text, context) if question.repairs and text else text
     ct = normalise(heard or "", context.region.words)
     if not ct.tokens:
         return Utterance(text=text, intents=())

@@ -29,7 +29,6 @@ for a new kind of answer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -74,7 +73,9 @@ class RepairContext:
 
     name: str
     doc: str
-    holds: Callable[[str, Any, datetime], bool]   # (lower-cased text, match, now) -> applies here
+    # (lower-cased text, match, scene) -> applies here; the scene is the moment it was said (a ListenContext:
+    # `now`, `offered_slots`)
+    holds: Callable[[str, Any, Any], bool]
 
 
 _DIGIT_WORD = r"(?:\d|\b(?:oh|o|zero|nought|naught|well|one|two|three|four|five|six|seven|eight|nine)\b)"
@@ -91,15 +92,15 @@ _TOKEN_CHARS = regex.compile(r"[\w']*")
 _OLDEST_CALLER = 105  # years: older than this is no caller's date of birth
 
 
-def _among_digits(text: str, m: Any, now: datetime) -> bool:
+def _among_digits(text: str, m: Any, scene: Any) -> bool:
     return bool(_BEFORE_DIGIT.search(text[:m.start()]) and _AFTER_DIGIT.search(text[m.end():]))
 
 
-def _between_numbers(text: str, m: Any, now: datetime) -> bool:
+def _between_numbers(text: str, m: Any, scene: Any) -> bool:
     return bool(_NUMBER_BEFORE.search(text[:m.start()]) and _NUMBER_AFTER.search(text[m.end():]))
 
 
-def _inside_digit_group(text: str, m: Any, now: datetime) -> bool:
+def _inside_digit_group(text: str, m: Any, scene: Any) -> bool:
     start = m.start() - len(_TOKEN_CHARS.search(text[:m.start()][::-1]).group(0))
     end = m.end() + len(_TOKEN_CHARS.match(text, m.end()).group(0))
     token = text[start:end]
@@ -107,24 +108,35 @@ def _inside_digit_group(text: str, m: Any, now: datetime) -> bool:
         ch.isalpha() and ch not in "olw" for ch in token)
 
 
-def _before_time_of_day(text: str, m: Any, now: datetime) -> bool:
+def _before_time_of_day(text: str, m: Any, scene: Any) -> bool:
     return not _OWNER_BEFORE.search(text[:m.start()]) and bool(_TIME_OF_DAY_AFTER.match(text[m.end():]))
 
 
-def _whole_answer(text: str, m: Any, now: datetime) -> bool:
+def _whole_answer(text: str, m: Any, scene: Any) -> bool:
     head = _ANSWER_FILLER.match(text).end()
     return m.start() <= head < m.end() and bool(_ANSWER_TAIL.match(text[m.end():]))
 
 
-def _implausible_birth_year(text: str, m: Any, now: datetime) -> bool:
+def _implausible_birth_year(text: str, m: Any, scene: Any) -> bool:
     digits = "".join(ch for ch in m.group(0) if ch.isdigit())
     if len(digits) == 4:
-        return now.year - int(digits) > _OLDEST_CALLER
+        return scene.now.year - int(digits) > _OLDEST_CALLER
     return True  # a year in words: the repair's pattern names only years too old for any caller
 
 
+def _not_an_offered_time(text: str, m: Any, scene: Any) -> bool:
+    """The time heard (its last two digits the minutes, those before them the hour) is none of the times just
+    offered, while times were offered: a pick the caller cannot have meant as heard."""
+    digits = "".join(ch for ch in m.group(0) if ch.isdigit())
+    slots = getattr(scene, "offered_slots", ())
+    if len(digits) < 3 or not slots:
+        return False
+    hour, minute = int(digits[:-2]), int(digits[-2:])
+    return not any(s.start.minute == minute and s.start.hour % 12 == hour % 12 for s in slots)
+
+
 REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
-    RepairContext("anywhere", "wherever the question is asked", lambda text, m, now: True),
+    RepairContext("anywhere", "wherever the question is asked", lambda text, m, scene: True),
     RepairContext("among_digits", "between digits (or ending a run of them)", _among_digits),
     RepairContext("between_numbers", "between two numbers", _between_numbers),
     RepairContext("inside_digit_group", "inside a group of digits written as one word", _inside_digit_group),
@@ -132,6 +144,7 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
                   "owner word ('my first day')", _before_time_of_day),
     RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
     RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),
+    RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),
 )}
 
 
@@ -173,12 +186,12 @@ class Repair:
     why: str = ""
     pattern: Any = field(default=None, compare=False, repr=False)
 
-    def apply(self, text: str, now: datetime) -> str:
+    def apply(self, text: str, scene: Any) -> str:
         context = REPAIR_CONTEXTS[self.where]
         out: list[str] = []
         last = 0
         for m in self.pattern.finditer(text):
-            if context.holds(text, m, now):
+            if context.holds(text, m, scene):
                 out.append(text[last:m.start()])
                 if self.means.startswith("@"):
                     out.append(REPAIR_TRANSFORMS[self.means[1:]](m.group(0)))
@@ -279,10 +292,11 @@ class Question:
                 return intent
         return None
 
-    def repair(self, text: str, now: datetime) -> str:
-        """The transcript with this question's known confusions undone."""
+    def repair(self, text: str, scene: Any) -> str:
+        """The transcript with this question's known confusions undone, in the scene it was said in (a
+        ListenContext: the clock, the slots just offered)."""
         for repair in self.repairs:
-            text = repair.apply(text, now)
+            text = repair.apply(text, scene)
         return text
 
 

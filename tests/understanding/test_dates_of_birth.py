@@ -125,6 +125,9 @@ def test_a_one_word_day_and_month_before_a_two_digit_year_is_too_loose_to_be_a_d
     ("06041966", "GB", date(1966, 4, 6)),         # a whole year at the end
     ("O82651", "US", date(1951, 8, 26)),          # an "oh" written as a letter, then the run
     ("31-flesh-7-flesh-1958", "GB", date(1958, 7, 31)),
+    ("31st-7st-7st-1958.", "GB", date(1958, 7, 31)),       # one part written twice by a looping decoder
+    ("4 3 3 1985", "AU", date(1985, 3, 4)),
+    ("12th, 6th, 6th, 1971", "GB", date(1971, 6, 12)),
 ])
 def test_a_date_said_as_digit_groups_and_written_as_one_run_of_digits(said, region, born) -> None:
     assert hear(said, "dob", region=region).dob == born

@@ -122,3 +122,19 @@ def test_a_picked_slot_is_not_also_a_new_window() -> None:
 def test_the_earliest_among_offered_slots_is_a_pick_not_soonest() -> None:
     utterance = hear("the earliest", "slot_choice", slots=SLOTS)
     assert utterance.slot_pick == 0 and utterance.window is None
+
+
+QUARTER_PAST = (Slot(datetime(2026, 11, 26, 13, 0), "followup", "lee", "city", 30),
+                Slot(datetime(2026, 11, 26, 13, 15), "followup", "lee", "city", 30))
+
+
+@pytest.mark.parametrize("heard", ["150 pm works for me", "1.50 please", "the 1:50 one", "150"])
+def test_a_quarter_past_written_as_ten_to_picks_the_offered_quarter_past(heard) -> None:
+    assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick == 1
+
+
+def test_ten_to_is_read_as_said_when_it_was_offered() -> None:
+    ten_to = (Slot(datetime(2026, 11, 26, 13, 20), "followup", "lee", "city", 30),
+              Slot(datetime(2026, 11, 26, 13, 50), "followup", "lee", "city", 30))
+    assert hear("150 pm", "slot_choice", slots=ten_to).slot_pick == 1
+    assert hear("150 pm", "slot_choice", slots=SLOTS).slot_pick is None    # neither time offered: no pick

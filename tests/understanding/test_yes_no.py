@@ -132,7 +132,12 @@ def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, 
     assert intent_names(hear(written, question)) == ["yes"]
 
 
-@pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab"])
+@pytest.mark.parametrize("written", ["Crack.", "crack", "Correck."])
+def test_a_clipped_correct_is_a_yes_as_the_whole_answer(written) -> None:
+    assert intent_names(hear(written, "confirm")) == ["yes"]
+
+
+@pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab", "I have a crack in my tooth"])
 def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
     assert "yes" not in intent_names(hear(said, "confirm"))
 
