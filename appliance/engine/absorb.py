@@ -91,6 +91,10 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     last = utt.name.last if utt.name else None
     if question.name_part == "first" and first and last and _given_names_only(ctx, utt, last):
         first, last = f"{first} {last}", None
+    if first and last and utt.spelled and not _two_parts(utt) \
+            and fold_name(first + last) == fold_name(utt.spelled).replace(" ", ""):
+        # "Te Huia, T E space H U I A": the words said are the one name spelled, whose letters had "space" in them
+        first, last = None, f"{first} {last}"
     if utt.spelled and not (first and last):
         spelled = _as_held(utt.spelled.title(), ctx)
         if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))

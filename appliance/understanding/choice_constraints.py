@@ -75,6 +75,11 @@ class Constraints:
                 and self.part is None)
 
 
+def _day_of_month(tokens: tuple[str, ...], s: int) -> bool:
+    """An ordinal after "on" ("the one on the 1st", "on the second") names a day of the month, not a position."""
+    return (s > 0 and tokens[s - 1] == "on") or (s > 1 and tokens[s - 2] == "on" and tokens[s - 1] == "the")
+
+
 def read_constraints(
     ct: CallerText,
     now: datetime,
@@ -97,7 +102,7 @@ def read_constraints(
         for m in pattern.finditer(text):
             s, e = ct.span(m.start(), m.end())
             if ok(s, e) and not (s > 0 and tokens[s - 1] == "not") and not \
-                    (s > 1 and tokens[s - 2] == "not" and tokens[s - 1] == "the"):
+                    (s > 1 and tokens[s - 2] == "not" and tokens[s - 1] == "the") and not _day_of_month(tokens, s):
                 position = name
                 break
         if position:

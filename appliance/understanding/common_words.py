@@ -94,5 +94,5 @@ april may june august christian noel rowan reed reid rocky sonny sunny storm jad
 """.split())
 
 NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "della", "di", "du", "la", "le",
-                            "st", "ter", "bin", "binti", "al", "el", "ben", "mac", "mc", "o", "ní", "ni", "nic",
+                            "st", "te", "ter", "bin", "binti", "al", "el", "ben", "mac", "mc", "o", "ní", "ni", "nic",
                             "ó", "ua", "ap", "ferch", "ibn", "bint", "abu", "dos", "das", "des"})

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from anyascii import anyascii
 from rapidfuzz import fuzz
 
+from ..domain import fold_name
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .normalise import CallerText
 from .utterance import PersonName
@@ -162,6 +163,8 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
         return []  # too few letters said one by one to make a run
     merged: list[list] = []
     for letters, start, end, singles in _groups(ct):
+        if merged and singles == 1 and _says_what_was_spelled(ct, start, "".join(m[0] for m in merged)):
+            continue   # "O space C E A L L A I G H, Ó Ceallaigh": the name said after its letters
         if merged:
             prev = merged[-1]
             if prev[2] == start and (prev[4] == 1 or singles == 1 or letters[:1] in "'-" or prev[0][-1:] in "'-"):
@@ -185,6 +188,20 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
                 letters, start = letters[1:], start + 1
             runs.append(Spelled(letters.upper(), start, end))
     return runs
+
+
+def _says_what_was_spelled(ct: CallerText, start: int, spelled: str) -> bool:
+    """Whether the words from token `start` to the end of its clause are the name just spelled, said whole: a
+    one-letter particle there ("Ó") is the name's first word, not one more letter."""
+    words = []
+    for k in range(start, len(ct.tokens)):
+        if k > start and k in ct.clause_starts:
+            break
+        words.append(ct.tokens[k])
+    if len(words) < 2:
+        return False
+    said = fold_name("".join(words)).replace("'", "").replace("-", "")
+    return said == fold_name(spelled).replace("'", "").replace("-", "").replace(" ", "")
 
 
 def _names_its_first_letter(tokens: tuple[str, ...], start: int) -> bool:
@@ -444,10 +461,13 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
     surname_first = len(run.parts) == 1 or run.parts[0] in NAME_PARTICLES
     if surname_first and run.end < n and run.end in ct.clause_starts and name_part == "full":
         second = _read_run(ct, run.end, blocked)
-        if second is not None and len(second.parts) == 1 and not any(s.start == run.end for s in spelled):
+        # the given names after the pause: one, or two ("Hoàng, Thị Mai"), never the surname again
+        if second is not None and (len(second.parts) == 1 or (len(second.parts) == 2 and len(run.parts) == 1
+                                                               and run.parts[0] not in second.parts)) \
+                and not any(s.start == run.end for s in spelled):
             after = [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]
             if not after and not (run.ambiguous and second.ambiguous):
-                return PersonName(first=title_case(second.parts[0]),
+                return PersonName(first=" ".join(title_case(p) for p in second.parts),
                                   last=" ".join(title_case(p) for p in run.parts))
     if run.ambiguous and not whole:
         return _from_letters(spelled, name_part, ct) if spelled else None

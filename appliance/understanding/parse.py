@@ -5,7 +5,8 @@ speech-to-text confusions. Then everything present is extracted at once (a
 caller who says "book me a flu shot Friday at Second Street" gets intent,
 service, window and location), subject to what the question expects:
 - a bare name only when a name was asked for; a marked one ("my name is") always;
-- a date of birth when asked for, or marked ("born", "date of birth"), or in a correction;
+- a date of birth when asked for, or marked ("born", "date of birth"), or in a correction, or at a read-back
+  when its year is long past;
 - a phone number when asked for, or marked ("my number is", "call me on"), or in a correction;
 - no time window in an answer about the person (a date of birth, number, name or spelling),
   none from words that describe an existing appointment ("my appointment tomorrow"),
@@ -77,9 +78,11 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # date of birth
     dob = None
     dob_span: list[tuple[int, int]] = []
-    if question.wants("dob") or correcting or DOB_MARKER.search_in(ct):
+    expected_dob = question.wants("dob") or correcting or DOB_MARKER.search_in(ct)
+    if expected_dob or question.read_back:
         found = find_dob_span(ct, today, context.region)
-        if found is not None:
+        # at a read-back, a date only where its year is long past: no booking is in a year gone by
+        if found is not None and (expected_dob or found[0].year < today.year - 1):
             dob, start, end = found
             dob_span = [(start, end)]
 

@@ -70,6 +70,9 @@ CORRECTION_RULES = RuleSet(
          r"\b(?<!am )(?<!did )i (?:meant|said)\b|\bcorrection\b|\blet me correct\b|\bscratch that\b|\bmy (?:mistake|bad)\b",
          r"\bchange (?:that|it) to\b|\bthat is not what i said\b|\bi did not say\b|\boops\b|\bi misspoke\b",
          r"\bi (?:got|gave) (?:that|it|you) wrong\b|\bi (?:gave you|said) the wrong\b",
+         # saying it over: "let me say that again", "I'll repeat that", "let me start again"
+         r"\b(?:let me|i will|i shall) (?:say|repeat|give|read) (?:that|it|you that|you it)(?: again| over)\b"
+         r"|\b(?:let me|i will) (?:repeat that|start again|start over|try (?:that )?again)\b",
          negation_window=0),
     rule("correction", "high", r"\bmake (?:that|it) (?!(?:later|earlier|quick|work|happen|easy|in|to|there|on time)\b)\w",
          negation_window=3),

@@ -203,3 +203,18 @@ def test_a_first_name_answer_with_the_held_surname_is_still_both_parts(call):
         "oh four one two, three four five, six seven eight")
     engine.turn("Thu Le")
     assert (engine.ctx.first_name, engine.ctx.last_name) == ("Thu", "Le")
+
+
+@pytest.mark.parametrize(("full", "spelling", "given", "surname"), [
+    ("Te Huia, Mārama", "Te Huia, T E space H U I A", "Mārama", "Te Huia"),
+    ("Aoife Ó Ceallaigh", "O space C E A L L A I G H, Ó Ceallaigh", "Aoife", "Ó Ceallaigh"),
+])
+def test_a_surname_of_two_words_said_with_its_spelling_stays_the_surname(call, full, spelling, given, surname):
+    engine = call()
+    asked = say(engine, "I'd like to book a follow-up, I've never been before", full, "the 4th of March 1985",
+                "oh four one two, three four five, six seven eight")
+    for _ in range(3):
+        if asked.waiting_for == "confirm":
+            break
+        asked = engine.turn(spelling if asked.waiting_for == "spelling" else given)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == (given, surname)

@@ -60,3 +60,9 @@ def test_no_picks_without_bookings() -> None:
 def test_closing_words_are_not_a_pick() -> None:
     assert hear("no that's everything thanks", "anything_else", bookings=BOOKINGS).booking_picks == ()
     assert hear("cancel everything", bookings=BOOKINGS).booking_picks == (0, 1)
+
+
+@pytest.mark.parametrize(("text", "picks"), [("the one on the 27th", (1,)), ("the one on the 24th", (0,)),
+                                             ("the one on the first", ()), ("on the second", ())])
+def test_an_ordinal_after_on_is_a_day_of_the_month_not_a_position(text, picks) -> None:
+    assert hear(text, "booking_choice", bookings=BOOKINGS).booking_picks == picks

@@ -146,3 +146,15 @@ def test_a_run_of_digits_that_is_no_date_stays_unheard(said) -> None:
 
 def test_a_run_of_digits_is_a_date_only_where_a_date_of_birth_is_asked() -> None:
     assert hear("100866", "phone").dob is None
+
+
+@pytest.mark.parametrize("said", ["sorry, let me say that again, January 29th 55", "sorry, January 29th 1955",
+                                  "I'll say it again: the 29th of January 1955", "let me repeat that, 29/1/1955"])
+def test_a_date_of_birth_said_over_at_a_read_back_is_a_date_of_birth_not_a_day(said) -> None:
+    heard = hear(said, "confirm", region="US")
+    assert heard.dob == date(1955, 1, 29) and heard.window is None
+
+
+def test_a_date_in_this_year_at_a_read_back_is_no_date_of_birth() -> None:
+    heard = hear("no, the 26th of November 2026", "confirm")
+    assert heard.dob is None and heard.window is not None

@@ -78,3 +78,14 @@ def test_would_rather_states_a_preference_and_rather_than_sets_one_aside(line, t
 
 def test_would_rather_not_still_negates() -> None:
     assert "cancel" not in intent_names(hear("I'd rather not cancel"))
+
+
+@pytest.mark.parametrize("line", ["How do I find your Clapham clinic?", "how would we get to the North Sydney site?",
+                                  "how can I reach your city clinic"])
+def test_asking_how_to_find_a_site_is_an_address_question(line) -> None:
+    assert intent_names(hear(line)) == ["address"]
+
+
+@pytest.mark.parametrize("line", ["how do I get the forms", "how do I get a refund"])
+def test_how_do_i_get_something_else_is_no_address_question(line) -> None:
+    assert "address" not in intent_names(hear(line))

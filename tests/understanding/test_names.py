@@ -44,6 +44,12 @@ FULL = [
     ("De Souza, Maria, thanks", "full_name", "Maria", "De Souza"),
     ("Ó Ceallaigh, Seán", "full_name", "Seán", "Ó Ceallaigh"),     # a particle of one letter
     ("Seán Ó Ceallaigh", "full_name", "Seán", "Ó Ceallaigh"),
+    ("Te Huia, Mārama", "full_name", "Mārama", "Te Huia"),
+    ("Mārama Te Huia", "full_name", "Mārama", "Te Huia"),
+    # the surname first, then a given name of two words
+    ("Hoàng, Thị Mai", "full_name", "Thị Mai", "Hoàng"),
+    ("Doe, Mary Jane", "full_name", "Mary Jane", "Doe"),
+    ("Smith, John Paul", "full_name", "John Paul", "Smith"),
     # a given name that is also an article
     ("An Tran", "full_name", "An", "Tran"),
     ("it's An Trần", "full_name", "An", "Trần"),
@@ -133,6 +139,7 @@ SPELLED = [
     ("Aaron with an A, A-A-R-O-N", "spelling", "AARON"),
     ("Llewellyn, L L E W E L L Y N", "spelling", "LLEWELLYN"),
     ("it's O space C E A L L A I G H", "spelling", "O CEALLAIGH"),   # a one-letter particle, then "space"
+    ("O space C E A L L A I G H, Ó Ceallaigh", "spelling", "O CEALLAIGH"),   # the name said after its letters
     ("D E space L A space C R U Z", "spelling", "DE LA CRUZ"),   # a doubled first letter said as such stays
 ]
 
