@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -55,10 +56,12 @@ RACE_CALLERS = {
     "+61491570006": ["Hi, I'd like to book a remedial massage please", "Sarah Johnson",
                      "the fourth of March, nineteen eighty five", "Neutral Bay please", "Thursday afternoon",
                      "the first one", "yes please"],
-    "+61491570157": ["Hi, I'd like to book a remedial massage please", "Dev Patel",
-                     "the twenty seventh of January, nineteen ninety two", "Neutral Bay please",
+    "+61491570159": ["Hi, I'd like to book a remedial massage please", "James White",
+                     "the thirtieth of December, two thousand and one", "Neutral Bay please",
                      "Thursday afternoon", "the first one", "yes please"],
 }
+GOODBYE = "Sorry, wrong number. Goodbye."     # the box says goodbye and hangs up
+RACE_ATTEMPTS = 2            # a misheard line can send one caller elsewhere; then the race is run again
 ANSWER_TIMEOUT_S = 20.0      # the proxy tries the next box after 2 s; an answer later than this is a lost call
 TURN_TIMEOUT_S = 60.0        # a reply that has not finished playing by then fails the race
 ANSWERING = re.compile(r"call (\S+) from \S+: answering")
@@ -85,6 +88,7 @@ class PlacedCall:
     call_id: str | None = None
     error: str = ""
     placed_at: float = 0.0             # time.monotonic()
+    ended_by: str = ""                 # "remote": the box hung up
 
 
 @dataclass
@@ -95,6 +99,7 @@ class Bench:
     server_log: Path
     speech: dict[str, bytes] = field(default_factory=dict)
     numbers: int = 0
+    seen_calls: set[str] = field(default_factory=set)
 
     @property
     def uri(self) -> str:
@@ -112,15 +117,18 @@ class Bench:
         return f"+61491571{self.numbers:03d}"
 
     def call_id_of(self, number: str) -> str | None:
+        """The call from `number` not yet seen (the race's callers may call twice)."""
         digits = re.sub(r"\D", "", number)[-8:]
         found = self.query("SELECT id FROM calls WHERE right(regexp_replace(coalesce(caller_id, ''), '[^0-9]', '', "
-                           "'g'), 8) = %s ORDER BY started_at DESC LIMIT 1", digits)
+                           "'g'), 8) = %s AND NOT (id = ANY(%s)) ORDER BY started_at DESC LIMIT 1", digits,
+                           list(self.seen_calls))
         return found[0][0] if found else None
 
     async def wait_call_id(self, number: str, timeout: float = 10.0) -> str:
         until = time.monotonic() + timeout
         while time.monotonic() < until:
             if call_id := self.call_id_of(number):
+                self.seen_calls.add(call_id)
                 return call_id
             await asyncio.sleep(0.2)
         raise RuntimeError(f"no call record for {number} in {timeout:.0f} s")
@@ -128,8 +136,9 @@ class Bench:
     def box_of(self, call_id: str) -> str | None:
         return next((box.name for box in self.boxes if box.took(call_id)), None)
 
-    async def short_call(self) -> PlacedCall:
-        """One call through the proxy: answered, the greeting starts, hung up."""
+    async def short_call(self, *, goodbye: bool = False) -> PlacedCall:
+        """One call through the proxy: answered, the greeting starts, hung up by the caller; with `goodbye`,
+        the caller says goodbye instead and waits for the box to hang up (its BYE comes through the proxy)."""
         placed = PlacedCall(self.next_number(), placed_at=time.monotonic())
         async with CallerAgent() as phone:
             started = time.monotonic()
@@ -139,12 +148,19 @@ class Bench:
                 placed.error = str(error)[:200]
                 return placed
             placed.answered, placed.answer_s = True, time.monotonic() - started
-            try:
-                await phone.until_speaking(timeout=15)
-            except asyncio.TimeoutError:
-                placed.error = "answered, but no greeting in 15 s"
+            placed.call_id = await self.wait_call_id(placed.number)
+            if goodbye:
+                await self.reply_played(phone, placed.call_id, 0)
+                await phone.say(self.speech[GOODBYE], 8000)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await phone.wait_ended(timeout=TURN_TIMEOUT_S)
+                placed.ended_by = (phone.end or {}).get("by", "")
+            else:
+                try:
+                    await phone.until_speaking(timeout=15)
+                except asyncio.TimeoutError:
+                    placed.error = "answered, but no greeting in 15 s"
             await phone.hangup()
-        placed.call_id = await self.wait_call_id(placed.number)
         placed.box = self.box_of(placed.call_id)
         return placed
 
@@ -163,22 +179,31 @@ class Bench:
         raise RuntimeError(f"call {call_id}: turn {seq} was not played in {TURN_TIMEOUT_S:.0f} s")
 
     async def booking_caller(self, number: str, lines: list[str], step: asyncio.Barrier) -> dict:
-        async with CallerAgent() as phone:
-            await phone.call(self.uri, caller_id=number, timeout=ANSWER_TIMEOUT_S)
-            call_id = await self.wait_call_id(number)
-            yes_at = None
-            for seq, line in enumerate(lines):
-                await self.reply_played(phone, call_id, seq)
-                await step.wait()                   # both callers speak each line together
-                if seq == len(lines) - 1:
-                    yes_at = time.time()
-                await phone.say(self.speech[line], 8000)
-            await self.reply_played(phone, call_id, len(lines))
-            await phone.hangup()
-        return {"number": number, "call_id": call_id, "box": self.box_of(call_id), "yes_at": yes_at}
+        """One caller of the race; each line waits for the other caller's (`step`), so that both say the
+        last one, "yes" to the slot read back to them, at the same moment."""
+        try:
+            async with CallerAgent() as phone:
+                await phone.call(self.uri, caller_id=number, timeout=ANSWER_TIMEOUT_S)
+                call_id = await self.wait_call_id(number)
+                yes_at, read_back = None, ("", "")
+                for seq, line in enumerate(lines):
+                    await self.reply_played(phone, call_id, seq)
+                    await asyncio.wait_for(step.wait(), TURN_TIMEOUT_S)
+                    if seq == len(lines) - 1:
+                        yes_at = time.time()
+                        read_back = self.query("SELECT state, agent_text FROM turns WHERE call_id = %s "
+                                               "ORDER BY seq DESC LIMIT 1", call_id)[0]
+                    await phone.say(self.speech[line], 8000)
+                await self.reply_played(phone, call_id, len(lines))
+                await phone.hangup()
+        except BaseException:
+            await step.abort()                      # the other caller stops waiting for this one
+            raise
+        return {"number": number, "call_id": call_id, "box": self.box_of(call_id), "yes_at": yes_at,
+                "read_back": read_back}
 
 
-def race_outcome(bench: Bench, callers: list[dict]) -> dict:
+def race_outcome(bench: Bench, callers: list[dict], log_from: int) -> dict:
     """Bookings the two calls made, what each asked the store for, and what the refused one heard next."""
     ids = [c["call_id"] for c in callers]
     attempts = bench.query("SELECT call_id, arguments, result_kind, result FROM tool_calls "
@@ -189,7 +214,7 @@ def race_outcome(bench: Bench, callers: list[dict]) -> dict:
     for call_id in ids:
         rows = bench.query("SELECT agent_text, state FROM turns WHERE call_id = %s ORDER BY seq DESC LIMIT 1", call_id)
         last_words[call_id] = rows[0] if rows else ("", "")
-    constraint = "slot_taken_practitioner" in bench.server_log.read_text(errors="replace")
+    constraint = "slot_taken_practitioner" in bench.server_log.read_text(errors="replace")[log_from:]
     refused_by = ("the exclusion constraint (slot_taken_practitioner, in the server's log)" if constraint else
                   "the store's re-check before the insert (the constraint did not fire)")
     return {"attempts": attempts, "booked": booked, "last": last_words, "refused_by": refused_by}
@@ -197,8 +222,8 @@ def race_outcome(bench: Bench, callers: list[dict]) -> dict:
 
 async def spread(bench: Bench, count: int) -> list[PlacedCall]:
     calls = []
-    for _ in range(count):
-        calls.append(await bench.short_call())
+    for number in range(count):
+        calls.append(await bench.short_call(goodbye=number == count - 1))
         print(f"  call {len(calls)}: {describe(calls[-1])}", flush=True)
     return calls
 
@@ -240,7 +265,8 @@ async def failover(bench: Bench, count: int, spacing_s: float) -> dict:
 def describe(call: PlacedCall) -> str:
     if not call.answered:
         return f"NOT answered ({call.error})"
-    return f"answered by {call.box} in {call.answer_s * 1000:.0f} ms" + (f" ({call.error})" if call.error else "")
+    hung_up = ", the box hung up" if call.ended_by == "remote" else ""
+    return f"answered by {call.box} in {call.answer_s * 1000:.0f} ms{hung_up}" + (f" ({call.error})" if call.error else "")
 
 
 def start_boxes(work: Path, dsn_file: Path) -> list[Box]:
@@ -271,32 +297,45 @@ def load_clinic(server: PostgresServer) -> str:
 
 
 def render_speech() -> dict[str, bytes]:
-    """Every race line as 8 kHz phone audio, by the runtime's Piper voice (as the SIP tests' caller)."""
+    """Every caller line as 8 kHz phone audio, by the runtime's Piper voice (as the SIP tests' caller)."""
     from appliance.models import resolve
     from appliance.settings import load_settings
     from appliance.voice.tts import PiperSynthesizer
 
     synthesizer = PiperSynthesizer(resolve("tts", load_settings()).path)
-    return {line: synthesizer.speak(line, 8000) for lines in RACE_CALLERS.values() for line in set(lines)}
+    lines = {GOODBYE, *(line for lines in RACE_CALLERS.values() for line in lines)}
+    return {line: synthesizer.speak(line, 8000) for line in lines}
+
+
+async def race_once(bench: Bench) -> dict:
+    step = asyncio.Barrier(len(RACE_CALLERS))
+    log_from = len(bench.server_log.read_text(errors="replace"))
+    callers = await asyncio.gather(*(bench.booking_caller(number, lines, step)
+                                     for number, lines in RACE_CALLERS.items()), return_exceptions=True)
+    errors = [f"{type(c).__name__}: {c}" for c in callers if isinstance(c, BaseException)]
+    callers = [c for c in callers if not isinstance(c, BaseException)]
+    race = race_outcome(bench, callers, log_from) if len(callers) == 2 else {}
+    # lined up: both heard the same slot read back and were asked to confirm it when they said yes
+    lined_up = (len(callers) == 2 and callers[0]["read_back"] == callers[1]["read_back"]
+                and callers[0]["read_back"][0] == "confirm_booking")
+    return {"callers": callers, "errors": errors, "lined_up": lined_up, **race}
 
 
 async def run(bench: Bench, args) -> dict:
     print(f"spread: {args.calls} calls one after another", flush=True)
     spread_calls = await spread(bench, args.calls)
-    print("race: two callers for the same slot, in step", flush=True)
-    step = asyncio.Barrier(len(RACE_CALLERS))
-    callers = await asyncio.gather(*(bench.booking_caller(number, lines, step)
-                                     for number, lines in RACE_CALLERS.items()), return_exceptions=True)
-    race_errors = [str(c) for c in callers if isinstance(c, BaseException)]
-    callers = [c for c in callers if not isinstance(c, BaseException)]
-    race = race_outcome(bench, callers) if callers else {}
-    for row in race_rows({"callers": callers, "race_errors": race_errors, "race": race}):
-        print(f"  {row}", flush=True)
+    for attempt in range(1, RACE_ATTEMPTS + 1):
+        print(f"race, attempt {attempt}: two callers for the same slot, in step", flush=True)
+        race = await race_once(bench)
+        race["attempt"] = attempt
+        for row in race_rows(race):
+            print(f"  {row}", flush=True)
+        if race["lined_up"]:
+            break
     print(f"failover: {bench.boxes[0].name} stopped, {args.failover_calls} calls", flush=True)
     fail = await failover(bench, args.failover_calls, args.failover_spacing)
     doubles = bench.query(DOUBLE_BOOKINGS)[0][0]
-    return {"spread": spread_calls, "callers": callers, "race_errors": race_errors, "race": race, "failover": fail,
-            "double_bookings": doubles}
+    return {"spread": spread_calls, "race": race, "failover": fail, "double_bookings": doubles}
 
 
 def report(results: dict, args, load_before: tuple, seconds: float) -> str:
@@ -326,8 +365,11 @@ def report(results: dict, args, load_before: tuple, seconds: float) -> str:
         + (f" (INVITE to answer {answer_ms[len(answer_ms) // 2]:.0f} ms median, {answer_ms[-1]:.0f} ms max) |"
            if answer_ms else " |"),
         "| per box | " + ", ".join(f"{name}: {n}" for name, n in per_box.items()) + " |",
+        f"| the box hangs up (the last call: the caller says goodbye) | "
+        + ("its BYE reached the caller through the proxy |" if spread_calls[-1].ended_by == "remote" else
+           f"the caller saw no hang-up from the box ({spread_calls[-1].ended_by or 'none'}) |"),
     ]
-    lines += race_rows(results)
+    lines += race_rows(results["race"])
     lines += failover_rows(fail)
     lines.append(f"| double bookings in the shared store at the end (goal 0) | {results['double_bookings']} |")
     lines += ["", "The two boxes run on one host here, so the `calls.box` column names the same host for both; "
@@ -335,10 +377,15 @@ def report(results: dict, args, load_before: tuple, seconds: float) -> str:
     return "\n".join(lines)
 
 
-def race_rows(results: dict) -> list[str]:
-    if results["race_errors"] or len(results["callers"]) < 2:
-        return [f"| race for one slot | not completed: {'; '.join(results['race_errors'])[:300]} |"]
-    callers, race = results["callers"], results["race"]
+def race_rows(race: dict) -> list[str]:
+    attempt = f"race (attempt {race['attempt']} of at most {RACE_ATTEMPTS})"
+    if race["errors"] or len(race["callers"]) < 2:
+        return [f"| {attempt} | not completed: {'; '.join(race['errors'])[:300]} |"]
+    callers = race["callers"]
+    if not race["lined_up"]:
+        states = ", ".join(c["read_back"][0] for c in callers)
+        return [f"| {attempt} | did not line up: the callers were in states {states} when they said yes (a line "
+                "misheard); no race to judge |"]
     yes_gap = abs(callers[0]["yes_at"] - callers[1]["yes_at"])
     boxes = " and ".join(f"{c['box']}" for c in callers)
     slots = {(json.loads(a[1])["slot"]["practitioner_id"], json.loads(a[1])["slot"]["start"]) for a in race["attempts"]}
@@ -346,9 +393,9 @@ def race_rows(results: dict) -> list[str]:
     refused = [c for c in callers if c["call_id"] not in {b[0] for b in race["booked"]}]
     offered = "; ".join(f"\"{race['last'][c['call_id']][0]}\" (state {race['last'][c['call_id']][1]})" for c in refused)
     return [
-        f"| race: two callers for the same slot, through {boxes} | \"yes\" said {yes_gap * 1000:.0f} ms apart; "
-        f"{len(race['attempts'])} booking attempts ({kinds}) for {len(slots)} slot(s); "
-        f"{len(race['booked'])} booking made; refused by {race['refused_by']} |",
+        f"| {attempt}: two callers, the same slot read back to both, through {boxes} | \"yes\" said "
+        f"{yes_gap * 1000:.0f} ms apart; {len(race['attempts'])} booking attempts ({kinds}) for {len(slots)} "
+        f"slot(s); {len(race['booked'])} booking made; the second refused by {race['refused_by']} |",
         f"| what the refused caller heard next | {offered or 'no caller was refused'} |",
     ]
 

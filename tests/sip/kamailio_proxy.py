@@ -1,7 +1,7 @@
 """Kamailio (Debian's package) on loopback with the project's dispatcher config, for the tests and the bench.
 
-The shipped config/kamailio/kamailio.cfg is used as it is: its defines (listen address, dispatcher list, ping
-interval, control socket) are set with `-A NAME=value` and the list of boxes is written to a temporary
+The shipped config/kamailio/kamailio.cfg is used as it is: its defines (listen address, who may call, dispatcher
+list, ping interval, control socket) are set with `-A NAME=value` and the list of boxes is written to a temporary
 dispatcher.list, so what is tested is the file an IT admin installs.
 
     proxy = KamailioProxy(tmp_path, boxes=[5071, 5072])
@@ -52,7 +52,7 @@ class KamailioProxy:
     def arguments(self) -> list[str]:
         return ["-f", str(CONFIG), "-A", f"LISTEN=udp:127.0.0.1:{self.port}",
                 "-A", f'DISPATCHER_LIST="{self.dispatcher_list}"', "-A", f'CTL_SOCKET="unix:{self.ctl}"',
-                "-A", f"PING_INTERVAL={self.ping_interval_s}"]
+                "-A", f"PING_INTERVAL={self.ping_interval_s}", "-A", 'CALLERS="127.0.0.1/32"']
 
     def check(self) -> subprocess.CompletedProcess:
         """`kamailio -c`: the config parses and its modules load."""

@@ -44,10 +44,11 @@ class Box:
             self.process.wait(10)
 
 
-def place_calls(proxy: KamailioProxy, folder: Path, count: int) -> subprocess.CompletedProcess:
+def place_calls(proxy: KamailioProxy, folder: Path, count: int, *, scenario: str = "proxied_call",
+                local_ip: str = "127.0.0.1") -> subprocess.CompletedProcess:
     """`count` calls one after another through the proxy, each ACKed and hung up along the recorded route."""
     return subprocess.run(
-        ["sipp", f"127.0.0.1:{proxy.port}", "-sf", str(SCENARIOS / "proxied_call.xml"), "-i", "127.0.0.1",
+        ["sipp", f"127.0.0.1:{proxy.port}", "-sf", str(SCENARIOS / f"{scenario}.xml"), "-i", local_ip,
          "-p", str(free_port()), "-m", str(count), "-l", "1", "-d", "100", "-s", "service", "-nostdin",
          "-timeout", "20s", "-timeout_error", "-trace_err"],
         cwd=folder, capture_output=True, text=True, timeout=40)
@@ -73,6 +74,10 @@ def test_calls_spread_over_the_boxes_and_move_on_from_a_busy_or_dead_one(tmp_pat
         calls = place_calls(proxy, tmp_path, 4)
         assert calls.returncode == 0, calls.stdout[-2000:]
         assert [box.invites() for box in boxes] == [2, 2]           # round robin, every BYE through the proxy
+
+        stranger = place_calls(proxy, tmp_path, 1, scenario="refused", local_ip="127.0.0.2")
+        assert stranger.returncode == 0, stranger.stdout[-2000:]    # 403 from the proxy: not in CALLERS
+        assert [box.invites() for box in boxes] == [2, 2]
 
         boxes[1].stop()
         boxes[1] = Box(tmp_path, two, "busy_box")                   # the second box now has every line in use
