@@ -64,6 +64,7 @@ GOODBYE = "Sorry, wrong number. Goodbye."     # the box says goodbye and hangs u
 RACE_ATTEMPTS = 2            # a misheard line can send one caller elsewhere; then the race is run again
 ANSWER_TIMEOUT_S = 20.0      # the proxy tries the next box after 2 s; an answer later than this is a lost call
 TURN_TIMEOUT_S = 60.0        # a reply that has not finished playing by then fails the race
+HANG_UP_TIMEOUT_S = 90.0     # a box hangs up on a silent caller after its check-ins (10, 20, 40 s)
 ANSWERING = re.compile(r"call (\S+) from \S+: answering")
 DOUBLE_BOOKINGS = """SELECT count(*) FROM appointments a JOIN appointments b ON a.id < b.id
     AND a.practitioner_id = b.practitioner_id AND a.status = 'booked' AND b.status = 'booked'
@@ -152,8 +153,8 @@ class Bench:
             if goodbye:
                 await self.reply_played(phone, placed.call_id, 0)
                 await phone.say(self.speech[GOODBYE], 8000)
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await phone.wait_ended(timeout=TURN_TIMEOUT_S)
+                with contextlib.suppress(asyncio.TimeoutError):    # misheard, the silence check-ins end it
+                    await phone.wait_ended(timeout=HANG_UP_TIMEOUT_S)
                 placed.ended_by = (phone.end or {}).get("by", "")
             else:
                 try:
@@ -407,11 +408,12 @@ def failover_rows(fail: dict) -> list[str]:
     first = f"{fail['first_other_s']:.1f} s" if fail["first_other_s"] is not None else "never"
     marked = f"{fail['marked_down_s']:.1f} s" if fail["marked_down_s"] is not None else "not within 60 s"
     moved = ", ".join(fail["moved"]) or "none"
+    slowest = f"{max(c.answer_s for c in calls if c.answered):.1f} s" if len(lost) < len(calls) else "never"
     return [
         f"| failover: box-a stopped (SIGTERM, exit {fail['exit']}), then {len(calls)} calls, one every "
         f"{fail['spacing_s']:.1f} s | first call answered by box-b {first} after the stop; box-a marked down by "
         f"the proxy's pings after {marked}; calls the proxy moved on from box-a (its reason): {len(fail['moved'])} "
-        f"({moved}); {len(lost)} call(s) lost |",
+        f"({moved}), the slowest answered {slowest} after it was placed; {len(lost)} call(s) lost |",
         f"| calls after the stop (when placed: who answered, INVITE to answer) | {detail} |",
     ]
 
