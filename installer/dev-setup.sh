@@ -40,6 +40,9 @@ command -v espeak-ng >/dev/null 2>&1 || missing+=(espeak-ng)
 command -v flite >/dev/null 2>&1 || missing+=(flite)
 # PostgreSQL's server: the store tests start one in a temporary folder (initdb, pg_ctl; not on PATH in Debian)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || missing+=(postgresql)
+# Kamailio: the dispatcher config (config/kamailio/) is checked and run in front of two boxes on loopback
+# (in /usr/sbin, which an ordinary user's PATH may lack)
+command -v kamailio >/dev/null 2>&1 || [ -x /usr/sbin/kamailio ] || missing+=(kamailio)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "==> installing ${missing[*]} from the distribution (used by the tests)"
     need_root apt-get update -qq

@@ -134,7 +134,7 @@ def metric_samples(text: str) -> dict[tuple[str, tuple], float]:
             for family in text_string_to_metric_families(text) for s in family.samples}
 
 
-def write_config(tmp: Path, *, port: int, metrics_port: int | None = None, **sip) -> Path:
+def write_config(tmp: Path, *, port: int, metrics_port: int | None = None, extra_toml: str = "", **sip) -> Path:
     base = load_settings()
     data = tmp / "data"
     data.mkdir()
@@ -159,16 +159,19 @@ def write_config(tmp: Path, *, port: int, metrics_port: int | None = None, **sip
         lines.append(f"{key} = {str(value).lower() if isinstance(value, bool) else repr(value)}")
     if metrics_port is not None:
         lines += ["[metrics]", f'listen = "127.0.0.1:{metrics_port}"']
+    if extra_toml:
+        lines.append(extra_toml.rstrip())
     config = tmp / "appliance.toml"
     config.write_text("\n".join(lines) + "\n")
     return config
 
 
-def start_service(tmp: Path, *, metrics: bool = False, **sip) -> Service:
-    """`appliance run` with these [sip] keys (`metrics`: Prometheus metrics served on a free port too)."""
+def start_service(tmp: Path, *, metrics: bool = False, extra_toml: str = "", **sip) -> Service:
+    """`appliance run` with these [sip] keys (`metrics`: Prometheus metrics served on a free port too;
+    `extra_toml`: further sections, e.g. [data] for the shared store)."""
     port = free_sip_port()
     metrics_port = free_port(socket.SOCK_STREAM) if metrics else None
-    config = write_config(tmp, port=port, metrics_port=metrics_port, **sip)
+    config = write_config(tmp, port=port, metrics_port=metrics_port, extra_toml=extra_toml, **sip)
     log = tmp / "service.log"
     env = {k: v for k, v in os.environ.items() if k not in ("APPLIANCE_DB", "APPLIANCE_MONITOR_SOCKET",
                                                             "NOTIFY_SOCKET", "WATCHDOG_USEC")}
