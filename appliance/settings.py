@@ -165,6 +165,10 @@ class SipSettings(Section):
     # what a caller on hold hears during a warm transfer: a 16-bit WAV file; unset: two soft notes
     hold_audio: Path | None = None
     max_calls: int = Field(2, ge=1, le=64)
+    # one caller more than max_calls: "message" (the busy message and a callback request; 486 for a withheld
+    # number), or "reject" (486 Busy Here for every one: behind a proxy such as Kamailio, which then tries the
+    # next box)
+    when_busy: Literal["message", "reject"] = "message"
     # a stereo WAV per call (caller left, agent right), mode 0600, under <data_dir>/recordings
     record_calls: bool = False
 

@@ -557,6 +557,10 @@ class PhoneService:
         self.metrics.busy_rejection()
         cache = self.runtime.speech_cache
         pcm, fallback = cache.get(BUSY_LINE, self.rate), cache.get(BUSY_NO_CALLBACK_LINE, self.rate)
+        if self.settings.sip.when_busy == "reject":
+            log.info("call %s: all lines busy: 486 (when_busy = \"reject\": the proxy tries another box)", call_id)
+            call.hang_up(486)
+            return
         if not number or pcm is None or fallback is None or self.database is None:
             log.info("call %s: all lines busy, no number to call back: 486", call_id)
             call.hang_up(486)
