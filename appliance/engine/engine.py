@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from datetime import datetime
 from typing import Any, Callable
@@ -490,7 +491,7 @@ class Engine:
         texts = self.flow.templates[template]
         text = render(texts[min(variant, len(texts) - 1)], Facts(self.ctx, self.env, self.clock.now()))
         if text:
-            self._parts.append(text)
+            self._parts.append(_one_apology(self._parts, text))
 
     # ------------------------------------------------------------ understanding
 
@@ -671,3 +672,14 @@ class Engine:
 
 def now_iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
+
+
+_APOLOGY = re.compile(r"^(?:I'm sorry|Sorry), (\w)")
+
+
+def _one_apology(said: list[str], text: str) -> str:
+    """One "I'm sorry" a reply: a part that would apologise again after an earlier part did drops it ("I'm sorry,
+    that time has just been taken. There's nothing available this afternoon.")."""
+    if not any(_APOLOGY.match(part) for part in said):
+        return text
+    return _APOLOGY.sub(lambda m: m.group(1).upper(), text, count=1)

@@ -43,3 +43,13 @@ def test_join_words():
     assert join_words(["a"]) == "a"
     assert join_words(["a", "b"], "or") == "a or b"
     assert join_words(["a", "b", "c"]) == "a, b and c"
+
+
+def test_a_reply_apologises_once():
+    from appliance.engine.engine import _one_apology
+    said = ["I'm sorry, that time has just been taken."]
+    assert _one_apology(said, "I'm sorry, there's nothing available this afternoon.") == \
+        "There's nothing available this afternoon."
+    assert _one_apology(said, "Sorry, which would suit: 9 am or 9:15 am?") == "Which would suit: 9 am or 9:15 am?"
+    assert _one_apology([], "I'm sorry, there's nothing available.") == "I'm sorry, there's nothing available."
+    assert _one_apology(["Thanks."], "I'm sorry, there's nothing available.") == "I'm sorry, there's nothing available."
