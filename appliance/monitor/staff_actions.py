@@ -7,7 +7,8 @@ and diary actions can be done: the monitor writes them through `ClinicStore`
 itself (the same guards), records them with `via = "monitor"` (`"web"` for a
 staff account) and rewrites the practitioners' calendar feeds. On the shared
 PostgreSQL store that is the database every box books in, so its constraints
-and the store's guards refuse a clash with any box's booking.
+and the store's guards refuse a clash with any box's booking (and each box's
+service rewrites its own feeds within the minute).
 
 With several services (`[monitor] services`) a live call's action goes to the
 service the call is on (`client(command)` picks it); a callback or diary action
@@ -24,7 +25,7 @@ from ..events.messages import CALL_ACTIONS, DIARY_ACTIONS, CommandResult, StaffC
 from ..events.monitor_client import MonitorClient
 from ..events.staff_action_log import VIA_MONITOR, VIA_WEB, StaffActionLog
 from ..events.staff_commands import apply_database_command
-from ..store.backend import database_present
+from ..store.backend import database_present, is_postgres
 from ..store.clinic_store import ClinicStore
 from ..store.database import open_database
 
@@ -65,6 +66,7 @@ class StaffActions:
                        claimed_user=self.user if self.staff else None)
         finally:
             log.close()
-        if result.ok and command.action in DIARY_ACTIONS:
+        # on the shared store each box's service rewrites its own feeds within a minute (events/diary_follower.py)
+        if result.ok and command.action in DIARY_ACTIONS and not is_postgres(db_path):
             CalendarFeeds(db_path).refresh()
         return result

@@ -1,6 +1,8 @@
 import asyncio
 import shutil
+import uuid
 
+import psycopg
 import pytest
 
 from appliance.monitor import MonitorApp
@@ -10,6 +12,7 @@ from .review_calls import add_calls_to_review
 from .seeded_clinic import DAY, FLOW, seed_database
 
 NO_SERVICE = "/run/appliance-test/monitor.sock"   # nothing answers there
+PG_TEMPLATE = "monitor_seeded_day"
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +26,38 @@ def seeded_db(seeded_template, tmp_path):
     path = tmp_path / "appliance.db"
     shutil.copy(seeded_template, path)
     return path
+
+
+@pytest.fixture(scope="session")
+def seeded_pg_template(postgres_server, seeded_template):
+    """The seeded day moved into PostgreSQL (`appliance db migrate`), once: each test gets a copy of it."""
+    from appliance.store.migrate import migrate
+
+    _drop_and_create(postgres_server, PG_TEMPLATE)
+    migrate(seeded_template, postgres_server.dsn(PG_TEMPLATE))
+    return PG_TEMPLATE
+
+
+@pytest.fixture
+def seeded_pg(postgres_server, seeded_pg_template):
+    """A fresh copy of the seeded day on the shared store (PostgreSQL copies a template database quickly)."""
+    name = f"monitor_{uuid.uuid4().hex[:12]}"
+    _drop_and_create(postgres_server, name, template=seeded_pg_template)
+    yield postgres_server.dsn(name)
+    with psycopg.connect(postgres_server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def seeded_store(request):
+    """The seeded day on each back end in turn: the SQLite file's path, then a postgresql:// address."""
+    return request.getfixturevalue("seeded_db" if request.param == "sqlite" else "seeded_pg")
+
+
+def _drop_and_create(server, name: str, *, template: str | None = None) -> None:
+    with psycopg.connect(server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
 
 
 @pytest.fixture(scope="session")
@@ -70,3 +105,14 @@ async def settle(pilot, condition, tries: int = 100) -> bool:
             return True
         await pilot.pause(0.05)
     return condition()
+
+
+def read_rows(target, sql: str, params=()) -> list[tuple]:
+    """Rows from the database at `target` (a file or a postgresql:// address), as the monitor opens it."""
+    from appliance.monitor.database_access import open_for_monitor
+
+    conn = open_for_monitor(target)
+    try:
+        return [tuple(row) for row in conn.execute(sql, list(params)).fetchall()]
+    finally:
+        conn.close()
