@@ -668,7 +668,8 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
     monitor_section = settings.monitor
     monitor_files = ("certificate", "key", "client_ca", "desk_certificate", "desk_key", "service_ca")
     monitor_section = monitor_section.model_copy(update={
-        **{key: fix(getattr(monitor_section, key)) for key in monitor_files if getattr(monitor_section, key) is not None},
+        **{key: fix(getattr(monitor_section, key)) for key in monitor_files
+           if getattr(monitor_section, key) is not None},
         "services": tuple(service.model_copy(update={"socket": fix(service.socket)}) if service.socket else service
                           for service in monitor_section.services)})
     return settings.model_copy(update={"paths": paths_section, "models": models_section, "sip": sip_section,

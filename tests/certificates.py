@@ -53,7 +53,8 @@ class TestCa:
         self.cert = folder / f"{name.replace(' ', '-')}.crt"
         self.cert.write_bytes(self.certificate.public_bytes(serialization.Encoding.PEM))
 
-    def issue(self, name: str, *, days: float = 30.0, host: str = "127.0.0.1", common_name: str | None = None) -> Issued:
+    def issue(self, name: str, *, days: float = 30.0, host: str = "127.0.0.1",
+              common_name: str | None = None) -> Issued:
         """A certificate for `host` (its IP as subjectAltName) valid until `days` from now (negative: expired);
         its subject's common name is `common_name`, else `host`."""
         key = ec.generate_private_key(ec.SECP256R1())

@@ -57,7 +57,8 @@ def test_the_board_shows_every_services_calls_by_box_and_acts_on_the_box_the_cal
     handlers = {}
     for box, call_id in (("main", "call-1"), ("north", "call-2")):
         handlers[box] = StaffCommandHandler(seeded_db)
-        handlers[box].control_call(call_id, transfer_now=lambda user, box=box, call_id=call_id: done.append((box, call_id)))
+        handlers[box].control_call(call_id,
+                                   transfer_now=lambda user, box=box, call_id=call_id: done.append((box, call_id)))
     main = MonitorServer(main_bus, folder / "main.sock", handler=handlers["main"])
     north = MonitorServer(north_bus, folder / "north.sock", handler=handlers["north"])
 
