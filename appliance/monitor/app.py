@@ -32,10 +32,10 @@ from ..store.backend import DATABASE_ERRORS, database_name, is_postgres
 from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks, unheard_bookings
 from .call_history import load_call, search_calls
 from .call_reviews import REVIEW_DAYS, calls_to_review, review_counts, review_of, reviews_for
+from .call_timeline import CallTimeline
 from .database_access import Connection, DatabaseUnavailable, open_for_monitor
 from .day_summary import day_summary
 from .flow_observations import observe_flow
-from .call_timeline import CallTimeline
 from .live_board import LiveBoard
 from .screens.call_screen import CallScreen
 from .screens.confirm_prompt import ConfirmPrompt
@@ -128,7 +128,7 @@ class MonitorApp(App):
         return any(link.connected for link in self.links)
 
     def link_of_call(self, call_id: str | None) -> ServiceLink | None:
-        """The service the call is on (the newest to have shown it, should two boxes ever share an id)."""
+        """The service the call is on: the one where it is in progress, else one that showed it ending."""
         for link in self.links:
             call = link.board.get(call_id or "")
             if call is not None and not call.ended:

@@ -12,7 +12,6 @@ from .review_calls import add_calls_to_review
 from .seeded_clinic import DAY, FLOW, seed_database
 
 NO_SERVICE = "/run/appliance-test/monitor.sock"   # nothing answers there
-PG_TEMPLATE = "monitor_seeded_day"
 
 
 @pytest.fixture(scope="session")
@@ -31,27 +30,51 @@ def seeded_db(seeded_template, tmp_path):
 @pytest.fixture(scope="session")
 def seeded_pg_template(postgres_server, seeded_template):
     """The seeded day moved into PostgreSQL (`appliance db migrate`), once: each test gets a copy of it."""
-    from appliance.store.migrate import migrate
+    return _pg_template(postgres_server, seeded_template, "monitor_seeded_day")
 
-    _drop_and_create(postgres_server, PG_TEMPLATE)
-    migrate(seeded_template, postgres_server.dsn(PG_TEMPLATE))
-    return PG_TEMPLATE
+
+@pytest.fixture(scope="session")
+def review_pg_template(postgres_server, review_template):
+    return _pg_template(postgres_server, review_template, "monitor_review_day")
 
 
 @pytest.fixture
 def seeded_pg(postgres_server, seeded_pg_template):
     """A fresh copy of the seeded day on the shared store (PostgreSQL copies a template database quickly)."""
-    name = f"monitor_{uuid.uuid4().hex[:12]}"
-    _drop_and_create(postgres_server, name, template=seeded_pg_template)
-    yield postgres_server.dsn(name)
-    with psycopg.connect(postgres_server.dsn(), autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    yield from _pg_copy(postgres_server, seeded_pg_template)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def seeded_store(request):
     """The seeded day on each back end in turn: the SQLite file's path, then a postgresql:// address."""
     return request.getfixturevalue("seeded_db" if request.param == "sqlite" else "seeded_pg")
+
+
+@pytest.fixture
+def review_pg(postgres_server, review_pg_template):
+    yield from _pg_copy(postgres_server, review_pg_template)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def review_store(request):
+    """The seeded day with calls to review, on each back end in turn."""
+    return request.getfixturevalue("review_db" if request.param == "sqlite" else "review_pg")
+
+
+def _pg_template(server, sqlite_file, name: str) -> str:
+    from appliance.store.migrate import migrate
+
+    _drop_and_create(server, name)
+    migrate(sqlite_file, server.dsn(name))
+    return name
+
+
+def _pg_copy(server, template: str):
+    name = f"monitor_{uuid.uuid4().hex[:12]}"
+    _drop_and_create(server, name, template=template)
+    yield server.dsn(name)
+    with psycopg.connect(server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _drop_and_create(server, name: str, *, template: str | None = None) -> None:
