@@ -196,7 +196,10 @@ class MonitorApp(App):
         if self.live_calls():
             self.show_live()
             if isinstance(self.screen, CallScreen) and self.screen.live:
-                self.screen.refresh_heading()
+                try:
+                    self.screen.refresh_heading()
+                except NoMatches:   # a tick while the app closes: the transcript's widgets are already gone
+                    pass
         if self._db_dirty:
             self._db_dirty = False
             self.refresh_database_views()
