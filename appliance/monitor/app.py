@@ -336,8 +336,8 @@ class MonitorApp(App):
             link.board.begin_replay()
             database = payload.get("database")
             # the service's file, freshly (the demo rebuilds its own); never the shared store's address, which
-            # comes without its password: this desk's own settings name that
-            if database and not self.db_given and not is_postgres(database):
+            # comes without its password (this desk's own settings name that), nor one of a group's boxes' files
+            if database and not self.db_given and not self.group and not is_postgres(database):
                 self.open_database(Path(database))
                 self._db_dirty = True
             self.set_connected(True, link)
