@@ -491,18 +491,49 @@ def monitor(db_path: Path | None, socket_path: Path | None, flow_file: Path | No
                        socket_path=socket_path or monitor_socket_path(), flow_file=flow_file)
         return
     from .monitor import run_monitor
-    from .settings import ConfigError, load_settings
 
-    if db_path is None:
-        try:
-            on_postgres = load_settings(warn=False).uses_postgres
-        except ConfigError:
-            on_postgres = False
-        if on_postgres:
-            _fail("this appliance keeps its data in the shared PostgreSQL store ([data] database), and the monitor "
-                  "reads only an appliance's SQLite file so far (docs/scale.md); give --db FILE to read one")
-    run_monitor(db_path=db_path or paths.database_path(), db_given=db_given,
-                socket_path=socket_path or monitor_socket_path(), flow=_load_flow(flow_file))
+    settings = _monitor_settings()
+    services = _watched_services(settings) if socket_path is None else []
+    on_postgres = db_path is None and settings is not None and settings.uses_postgres
+    database = _shared_store(settings) if on_postgres else db_path or paths.database_path()
+    run_monitor(db_path=database, db_given=db_given or on_postgres, socket_path=socket_path or monitor_socket_path(),
+                services=services, flow=_load_flow(flow_file))
+
+
+def _monitor_settings():
+    """The settings for the monitor, or None where there is no settings file to read (it then reads the default
+    SQLite file). A broken file is said, naming the key, rather than watched past."""
+    from .settings import ConfigError, config_path, load_settings
+
+    if config_path() is None:
+        return None
+    try:
+        return load_settings(warn=False)
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def _shared_store(settings) -> str:
+    """The shared PostgreSQL store's address ([data] database, or the file [data] database_file names)."""
+    from .settings import ConfigError
+
+    try:
+        return str(settings.database_target())
+    except ConfigError as exc:
+        _fail(str(exc))
+
+
+def _watched_services(settings) -> list:
+    """[monitor] services as the monitor's links (empty: this machine's own monitor socket)."""
+    from .events.socket_file import MonitorSocketError
+    from .monitor.watched_services import links_from_settings
+
+    if settings is None:
+        return []
+    try:
+        return links_from_settings(settings.monitor)
+    except MonitorSocketError as exc:
+        _fail(str(exc))
 
 
 def _serve_monitor(settings, *, db_path: Path | None, db_given: bool, socket_path: Path, flow_file: Path | None) -> None:
@@ -512,7 +543,14 @@ def _serve_monitor(settings, *, db_path: Path | None, db_given: bool, socket_pat
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
                         format="%(levelname)s %(name)s: %(message)s")
     _load_flow(flow_file)     # a broken flow is said now, not in every browser session
-    command = session_command(db_path=db_path or settings.paths.database, db_given=db_given,
+    shared = db_path is None and settings.uses_postgres
+    if shared and settings.source is not None:     # each session reads the store's address from the same file
+        import os
+
+        from .settings import CONFIG_ENV
+
+        os.environ[CONFIG_ENV] = str(settings.source)
+    command = session_command(db_path=None if shared else db_path or settings.paths.database, db_given=db_given,
                               socket_path=socket_path, flow_file=flow_file or settings.paths.flow)
     try:
         serve(settings.monitor_web, accounts=StaffAccounts(settings.staff_file),

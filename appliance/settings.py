@@ -402,6 +402,99 @@ class MonitorWebSettings(Section):
         return [split_listen(item) for item in self.listen]
 
 
+class WatchedService(Section):
+    """One service `appliance monitor` watches: its monitor socket on this machine (an SSH-forwarded one too),
+    or its TLS address on another."""
+    name: str = Field(min_length=1, max_length=20)     # the box, as the live board's rows name it
+    socket: Path | None = None
+    address: str = ""                                   # "host:port" of its [monitor] listen, e.g. "10.0.0.21:7443"
+
+    @field_validator("name")
+    @classmethod
+    def _plain_name(cls, value: str) -> str:
+        value = value.strip()
+        if not value or not all(ch.isalnum() or ch in "-_." for ch in value):
+            raise ValueError(f"{value!r} must be a short name of letters, digits, - _ or . (e.g. \"north\")")
+        return value
+
+    @field_validator("address")
+    @classmethod
+    def _host_and_port(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            split_address(value)
+        return value
+
+    @model_validator(mode="after")
+    def _one_way_there(self) -> WatchedService:
+        if (self.socket is None) == (not self.address):
+            raise ValueError("give the service either a socket (a path on this machine) or an address "
+                             '("host:port" of its [monitor] listen), not both and not neither')
+        return self
+
+
+class MonitorSettings(Section):
+    """The monitor socket over TLS for monitors on other machines (the service's side), and the services one
+    `appliance monitor` watches (a desk's side): docs/monitor.md, "One monitor for the group"."""
+    # the service: also serve the monitor over TLS on "address:port" (e.g. "10.0.0.21:7443"), to monitors that
+    # present a certificate signed by client_ca; empty: the local socket only
+    listen: str = ""
+    certificate: Path | None = None     # this service's certificate (PEM), for listen
+    key: Path | None = None             # its private key (PEM, readable only by the service's user)
+    client_ca: Path | None = None       # the CA that signs the desks' certificates
+    # a desk: the services to watch, e.g. [{name = "main", socket = "/run/appliance/monitor.sock"},
+    # {name = "north", address = "10.0.0.21:7443"}]; empty: this machine's own monitor socket
+    services: tuple[WatchedService, ...] = ()
+    desk_certificate: Path | None = None   # this desk's certificate (PEM), for the services given by address
+    desk_key: Path | None = None           # its private key (PEM, readable only by the desk's user)
+    service_ca: Path | None = None         # the CA that signs the services' certificates
+
+    @field_validator("listen")
+    @classmethod
+    def _listen_address(cls, value: str) -> str:
+        value = value.strip()
+        if value:
+            split_listen(value, example_port=7443)
+        return value
+
+    @field_validator("services")
+    @classmethod
+    def _distinct_names(cls, value: tuple[WatchedService, ...]) -> tuple[WatchedService, ...]:
+        seen: set[str] = set()
+        for i, service in enumerate(value):
+            if service.name in seen:
+                raise _At((i, "name"), f"{service.name!r} names two services: each box needs its own name")
+            seen.add(service.name)
+        return value
+
+    @model_validator(mode="after")
+    def _tls_files(self) -> MonitorSettings:
+        if self.listen:
+            for key in ("certificate", "key", "client_ca"):
+                if getattr(self, key) is None:
+                    raise _At((key,), "must be set when listen is: the service's certificate and key, and the CA "
+                                      "that signs the desks' certificates (docs/it-admin.md)")
+        remote = [i for i, service in enumerate(self.services) if service.address]
+        if remote:
+            for key in ("desk_certificate", "desk_key", "service_ca"):
+                if getattr(self, key) is None:
+                    raise _At((key,), f"must be set when a service is watched by address (services[{remote[0]}]): "
+                                      "this desk's certificate and key, and the CA that signs the services' ones")
+        return self
+
+
+def split_address(value: str) -> tuple[str, int]:
+    """'host:port' (a name or an IP address; '[::1]:7443' for IPv6) as (host, port); ValueError naming the fault."""
+    host, colon, port_text = value.rpartition(":")
+    if not colon or not host:
+        raise ValueError(f"{value!r} must be a host and a port, e.g. \"10.0.0.21:7443\"")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not port_text.isdigit() or not 1 <= int(port_text) <= 65535:
+        raise ValueError(f"{port_text!r} is not a port (1 to 65535), e.g. \"10.0.0.21:7443\"")
+    return host, int(port_text)
+
+
 class PathsSettings(Section):
     data_dir: Path = Field(default_factory=paths.data_dir)
     # unset: appliance.db in data_dir ($APPLIANCE_DB wins when set)
@@ -427,6 +520,7 @@ class Settings(Section):
     sip: SipSettings = Field(default_factory=SipSettings)
     data: DataSettings = Field(default_factory=DataSettings)
     metrics: MetricsSettings = Field(default_factory=MetricsSettings)
+    monitor: MonitorSettings = Field(default_factory=MonitorSettings)
     monitor_web: MonitorWebSettings = Field(default_factory=MonitorWebSettings)
     paths: PathsSettings = Field(default_factory=PathsSettings)
 
@@ -575,8 +669,15 @@ def _paths_from_file(settings: Settings, data: dict[str, Any], source: Path) -> 
     web_files = ("certificate", "key", "staff_file")
     web_section = web_section.model_copy(update={key: fix(getattr(web_section, key)) for key in web_files
                                                   if getattr(web_section, key) is not None})
+    monitor_section = settings.monitor
+    monitor_files = ("certificate", "key", "client_ca", "desk_certificate", "desk_key", "service_ca")
+    monitor_section = monitor_section.model_copy(update={
+        **{key: fix(getattr(monitor_section, key)) for key in monitor_files
+           if getattr(monitor_section, key) is not None},
+        "services": tuple(service.model_copy(update={"socket": fix(service.socket)}) if service.socket else service
+                          for service in monitor_section.services)})
     return settings.model_copy(update={"paths": paths_section, "models": models_section, "sip": sip_section,
-                                       "data": data_section, "monitor_web": web_section})
+                                       "data": data_section, "monitor": monitor_section, "monitor_web": web_section})
 
 
 def _describe(err: dict[str, Any]) -> str:

@@ -2,6 +2,7 @@
 
     ca = TestCa(tmp_path)
     service = ca.issue("service")           # Issued(cert=..., key=...), PEM files, the key chmod 600
+    desk = ca.issue("desk", common_name="desk-2")   # a client certificate naming its holder
     old = ca.issue("old", days=-1)          # expired yesterday
 """
 
@@ -52,13 +53,15 @@ class TestCa:
         self.cert = folder / f"{name.replace(' ', '-')}.crt"
         self.cert.write_bytes(self.certificate.public_bytes(serialization.Encoding.PEM))
 
-    def issue(self, name: str, *, days: float = 30.0, host: str = "127.0.0.1") -> Issued:
-        """A certificate for `host` (its IP as subjectAltName) valid until `days` from now (negative: expired)."""
+    def issue(self, name: str, *, days: float = 30.0, host: str = "127.0.0.1",
+              common_name: str | None = None) -> Issued:
+        """A certificate for `host` (its IP as subjectAltName) valid until `days` from now (negative: expired);
+        its subject's common name is `common_name`, else `host`."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.now(timezone.utc)
         ends = now + timedelta(days=days)
         certificate = (
-            x509.CertificateBuilder().subject_name(_name(host)).issuer_name(self.certificate.subject)
+            x509.CertificateBuilder().subject_name(_name(common_name or host)).issuer_name(self.certificate.subject)
             .public_key(key.public_key()).serial_number(x509.random_serial_number())
             .not_valid_before(min(now, ends) - timedelta(days=2)).not_valid_after(ends)
             .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address(host))]),

@@ -73,7 +73,17 @@ def test_check_ins_must_grow(tmp_path):
 @pytest.mark.parametrize("text, expected", [
     ("[voice]\nsilence_checkin = [1]\n", "voice.silence_checkin: unknown key (known keys: sample_rate,"),
     ("[telephony]\nport = 5060\n",
-     "telephony: unknown section (known sections: device, models, llm, voice, sip, data, metrics, monitor_web, paths)"),
+     "telephony: unknown section (known sections: device, models, llm, voice, sip, data, metrics, monitor, "
+     "monitor_web, paths)"),
+    ("[monitor]\nservices = [{name = 'north', socket = '/a.sock', address = '10.0.0.21:7443'}]\n",
+     "monitor.services[0]: give the service either a socket"),
+    ("[monitor]\nservices = [{name = 'north', socket = '/a.sock'}, {name = 'north', socket = '/b.sock'}]\n",
+     "monitor.services[1].name: 'north' names two services"),
+    ("[monitor]\nservices = [{name = 'north', address = '10.0.0.21'}]\n",
+     "monitor.services[0].address: '10.0.0.21' must be a host and a port"),
+    ("[monitor]\nservices = [{name = 'north', address = '10.0.0.21:7443'}]\n",
+     "monitor.desk_certificate: must be set when a service is watched by address (services[0])"),
+    ("[monitor]\nlisten = '10.0.0.21:7443'\n", "monitor.certificate: must be set when listen is"),
     ("[metrics]\nlisten = '9464'\n", "metrics.listen: '9464' must be an address and a port, e.g. \"127.0.0.1:9464\""),
     ("[metrics]\nlisten = 'localhost:9464'\n", "metrics.listen: 'localhost' is not an IP address"),
     ("[metrics]\nlisten = '127.0.0.1:70000'\n", "metrics.listen: '70000' is not a port (1 to 65535)"),

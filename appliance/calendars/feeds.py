@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 
+from ..store.backend import is_postgres
 from ..store.clinic_store import ClinicStore, DiaryEntry
 from ..store.database import DATABASE_MODE, open_database
 
@@ -34,7 +35,12 @@ FOLDER_MODE = 0o750
 
 
 def calendar_folder(db_path: str | Path) -> Path:
-    """Beside the database, in the data folder: <data>/calendars."""
+    """Beside the database, in the data folder: <data>/calendars. With the shared PostgreSQL store, which has no
+    folder, the box's own data folder ([paths] data_dir): each box writes the whole group's diary there."""
+    if is_postgres(db_path):
+        from ..settings import load_settings
+
+        return load_settings(warn=False).paths.data_dir / "calendars"
     return Path(db_path).resolve().parent / "calendars"
 
 
@@ -128,11 +134,12 @@ def _initials_setting() -> bool:
 
 
 class CalendarFeeds:
-    """Keeps the feeds of the database at `db_path` up to date: `refresh()` after anything that may have
-    changed the diary; it rewrites them only when the diary did change. Safe from any thread."""
+    """Keeps the feeds of the database at `db_path` (a file, or the shared store's address) up to date:
+    `refresh()` after anything that may have changed the diary; it rewrites them only when the diary did
+    change. Safe from any thread."""
 
     def __init__(self, db_path: str | Path, *, folder: str | Path | None = None, with_initials: bool | None = None):
-        self.db_path = Path(db_path)
+        self.db_path = db_path if is_postgres(db_path) else Path(db_path)
         self.folder = Path(folder) if folder is not None else calendar_folder(db_path)
         self.with_initials = _initials_setting() if with_initials is None else with_initials
         self._lock = threading.Lock()

@@ -1,6 +1,7 @@
 """The monitor's end of the socket: hello, replay, live events; staff commands and their results.
 
     client = await MonitorClient.connect(path)       # raises OSError when nothing serves there
+    client = await MonitorClient.connect_tls(host, port, context)   # a service on another machine (monitor_tls.py)
     await client.run(on_message)                     # until the service goes away
     result = await client.send(command)              # from another task, while run() reads
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import itertools
+import ssl
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -37,6 +39,14 @@ class MonitorClient:
     @classmethod
     async def connect(cls, path: str | Path, *, timeout: float = 2.0) -> "MonitorClient":
         reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path), limit=_MAX_LINE), timeout)
+        return cls(reader, writer)
+
+    @classmethod
+    async def connect_tls(cls, host: str, port: int, context: ssl.SSLContext, *,
+                          timeout: float = 5.0) -> "MonitorClient":
+        """Over TLS, showing this desk's certificate; raises OSError (ssl.SSLError too) when refused."""
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, ssl=context, limit=_MAX_LINE, ssl_handshake_timeout=timeout), timeout)
         return cls(reader, writer)
 
     async def run(self, on_message: Callable[[str, Any], Awaitable[None] | None]) -> None:

@@ -18,6 +18,12 @@ monitor runs as; from anyone else it is refused, and recorded as refused.
 Only the front desk may connect (`socket_file.peer_allowed`: root, the
 service's user, or a member of `appliance-staff`): anyone else is told so in
 one `refused` message and disconnected before any call data is sent.
+
+With [monitor] listen the same monitor protocol is also served over TLS on a
+TCP address, for monitors on other machines (monitor_tls.py): the TLS handshake
+itself refuses a monitor without a certificate the configured CA signed. A
+staff action from there is recorded as the certificate's name (the desk), with
+the OS user that monitor named as the claimed user, `via = "remote"`.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import logging
+import ssl
 import threading
 import uuid
 from pathlib import Path
@@ -34,7 +41,8 @@ from typing import Any
 from .event_bus import EventBus, Subscription
 from .messages import PROTOCOL, BadMessage, CommandResult, StaffCommand, read_line, wire_line
 from .socket_file import STAFF_GROUP, BoundSocket, bind_private_socket, peer_allowed, peer_may_name_staff, peer_user
-from .staff_action_log import VIA_SERVICE, VIA_WEB, StaffActionLog
+from .monitor_tls import certificate_name
+from .staff_action_log import VIA_REMOTE, VIA_SERVICE, VIA_WEB, StaffActionLog
 from .staff_commands import CommandHandler
 
 log = logging.getLogger("appliance.events")
@@ -45,8 +53,12 @@ _MAX_LINE = 64 * 1024
 class MonitorServer:
     def __init__(self, bus: EventBus, path: str | Path, *, handler: CommandHandler | None = None,
                  action_log: StaffActionLog | None = None, database: str | Path | None = None,
-                 group: str | None = STAFF_GROUP):
+                 group: str | None = STAFF_GROUP, tls: tuple[str, int, ssl.SSLContext] | None = None):
+        """`tls`: (host, port, server context) to serve remote monitors on too; port 0 picks a free one, which
+        `tls_address` says once started."""
         self.bus = bus
+        self.tls = tls
+        self.tls_address: tuple[str, int] | None = None
         self.path = Path(path)
         self.handler = handler
         self.action_log = action_log
@@ -119,10 +131,22 @@ class MonitorServer:
                 tasks.discard(task)
 
         server = await asyncio.start_unix_server(on_client, sock=self._bound.sock, limit=_MAX_LINE)
+        remote = None
+        if self.tls is not None:
+            host, port, context = self.tls
+            try:
+                remote = await asyncio.start_server(on_client, host, port, ssl=context, limit=_MAX_LINE,
+                                                    ssl_handshake_timeout=10)
+                self.tls_address = remote.sockets[0].getsockname()[:2]
+            except OSError as exc:
+                log.error("monitor over TLS: cannot listen on %s:%s ([monitor] listen): %s", host, port,
+                          exc.strerror or exc)
         self._started.set()
         async with server:
             await self._stopping.wait()
             server.close()
+            if remote is not None:
+                remote.close()
             for task in list(tasks):
                 task.cancel()
             if tasks:
@@ -134,7 +158,12 @@ class MonitorServer:
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
         sock = writer.get_extra_info("socket")
-        if not peer_allowed(sock, self.group):
+        if writer.get_extra_info("ssl_object") is not None:
+            # the handshake checked the certificate against client_ca (CERT_REQUIRED): the desk is its name
+            desk = certificate_name(writer.get_extra_info("peercert")) or "unnamed certificate"
+            log.info("monitor over TLS: %s connected from %s", desk, writer.get_extra_info("peername"))
+            verified_user, may_name_staff, remote = desk, False, True
+        elif not peer_allowed(sock, self.group):
             log.warning("monitor socket: refused a process of user %s (not in group %s)", peer_user(sock) or "?",
                         self.group)
             try:
@@ -144,8 +173,8 @@ class MonitorServer:
             finally:
                 writer.close()
             return
-        verified_user = peer_user(sock)
-        may_name_staff = peer_may_name_staff(sock)
+        else:
+            verified_user, may_name_staff, remote = peer_user(sock), peer_may_name_staff(sock), False
         holder: dict[str, Subscription] = {}
 
         def on_loop() -> None:
@@ -159,11 +188,11 @@ class MonitorServer:
 
         subscription = holder["sub"] = self.bus.subscribe(wake)
         self.clients += 1
-        commands = asyncio.create_task(self._read_commands(reader, writer, verified_user, may_name_staff))
+        commands = asyncio.create_task(self._read_commands(reader, writer, verified_user, may_name_staff, remote))
         try:
             replay = subscription.replay
             writer.write(wire_line({"type": "hello", "protocol": PROTOCOL, "server": self.server_id,
-                                    "database": self.database, "replay": len(replay)}))
+                                    "database": None if remote else self.database, "replay": len(replay)}))
             for event in replay:
                 writer.write(wire_line(event.to_wire()))
             writer.write(wire_line({"type": "replay_done", "seq": replay[-1].seq if replay else 0}))
@@ -191,7 +220,7 @@ class MonitorServer:
                 pass
 
     async def _read_commands(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                             verified_user: str | None, may_name_staff: bool = False) -> None:
+                             verified_user: str | None, may_name_staff: bool = False, remote: bool = False) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
@@ -208,18 +237,20 @@ class MonitorServer:
             except BadMessage as exc:
                 writer.write(wire_line(CommandResult(False, f"not done: {exc}", str(_safe_id(line))).to_wire()))
                 continue
-            result = await loop.run_in_executor(self._commands, self._perform, command, verified_user, may_name_staff)
+            result = await loop.run_in_executor(self._commands, self._perform, command, verified_user, may_name_staff,
+                                                remote)
             try:
                 writer.write(wire_line(result.to_wire()))
                 await writer.drain()
             except ConnectionError:
                 return
 
-    def _perform(self, command: StaffCommand, verified_user: str | None, may_name_staff: bool = False) -> CommandResult:
+    def _perform(self, command: StaffCommand, verified_user: str | None, may_name_staff: bool = False,
+                 remote: bool = False) -> CommandResult:
         """On the command thread: run the handler as the verified user (or the staff account the web monitor
-        names), record what happened."""
+        names; over TLS, the desk's certificate), record what happened."""
         os_user = verified_user or command.user or "unknown"
-        user, via, claimed = os_user, VIA_SERVICE, None
+        user, via, claimed = os_user, VIA_REMOTE if remote else VIA_SERVICE, None
         if command.staff and may_name_staff:
             user, via, claimed = command.staff, VIA_WEB, os_user
         acting = dataclasses.replace(command, user=user)

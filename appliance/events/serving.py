@@ -16,12 +16,14 @@ The text demo (`appliance demo --text`):
 from __future__ import annotations
 
 import logging
+import ssl
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from ..calendars import CalendarFeeds
+from ..store.backend import is_postgres, redacted
 from .diary_follower import DiaryFollower
 from .event_bus import EventBus
 from .monitor_server import MonitorServer
@@ -49,13 +51,19 @@ class MonitorFeed:
         self.server.close()
 
 
-def serve_monitors(db_path: str | Path, *, socket_path: str | Path | None = None) -> MonitorFeed:
-    """Bind the monitor socket and serve it; raises MonitorSocketError (naming the path) if it cannot."""
+def serve_monitors(db_path: str | Path, *, socket_path: str | Path | None = None, calendars: str | Path | None = None,
+                   tls: tuple[str, int, ssl.SSLContext] | None = None) -> MonitorFeed:
+    """Bind the monitor socket and serve it; raises MonitorSocketError (naming the path) if it cannot.
+
+    `db_path`: the SQLite file, or the shared store's postgresql:// address (the monitors are then told only
+    its name without a password: they read the store their own settings name). `calendars`: the calendar
+    feeds' folder (default beside the file). `tls`: also serve remote monitors (monitor_tls.py)."""
     bus = EventBus()
-    feeds = CalendarFeeds(db_path)
+    feeds = CalendarFeeds(db_path, folder=calendars)
     handler = StaffCommandHandler(db_path, on_diary_change=feeds.refresh)
+    shown = redacted(db_path) if is_postgres(db_path) else Path(db_path).resolve()
     server = MonitorServer(bus, socket_path or monitor_socket_path(), handler=handler,
-                           action_log=StaffActionLog(db_path), database=Path(db_path).resolve())
+                           action_log=StaffActionLog(db_path), database=shown, tls=tls)
     server.start()
     return MonitorFeed(bus, server, handler, DiaryFollower(bus, feeds.refresh).start())
 

@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..store.clinic_store import CallbackAlreadyDone, CallbackNotFound, ClinicStore, clip_text
 from ..store.database import MAX_TEXT_CHARS
+from ..store.backend import database_present, is_postgres
 from ..store.database import open_database
 from .diary_commands import apply_diary_command
 from .messages import (ADD_CALLBACK_NOTE, CALLBACK_ACTIONS, DIARY_ACTIONS, END_CALL, LISTEN_IN, MARK_CALLBACK_DONE,
@@ -86,7 +87,7 @@ class StaffCommandHandler:
     """The service's handler: callbacks in the database at `db_path`, live calls through registered controls."""
 
     def __init__(self, db_path: str | Path | None, *, on_diary_change: Callable[[], object] | None = None):
-        self.db_path = Path(db_path) if db_path is not None else None
+        self.db_path = db_path if db_path is None or is_postgres(db_path) else Path(db_path)
         self.on_diary_change = on_diary_change
         self._calls: dict[str, CallControls] = {}
         self._lock = threading.Lock()
@@ -107,7 +108,7 @@ class StaffCommandHandler:
     def _store(self) -> ClinicStore:
         store = getattr(self._local, "store", None)
         if store is None:
-            if self.db_path is None or not self.db_path.exists():
+            if not database_present(self.db_path):
                 raise FileNotFoundError(f"no appliance database at {self.db_path}")
             store = self._local.store = ClinicStore(open_database(self.db_path))
         return store

@@ -2,7 +2,10 @@
 
 Live calls come from the service's call events over the monitor socket; the
 other screens read the appliance database, so they work when the service is
-not running (and the status line says so plainly). Staff actions go to the
+not running (and the status line says so plainly). With the shared PostgreSQL
+store the database screens read the whole group's calls, and with [monitor]
+services one monitor follows the live calls of several boxes
+(watched_services.py), each row naming its box. Staff actions go to the
 service, or straight to the database for callbacks when it is not running;
 each is recorded with the OS user, or in the browser (`appliance monitor
 --serve`, appliance/monitor_web) with the staff account signed in there.
@@ -11,7 +14,6 @@ each is recorded with the OS user, or in the browser (`appliance monitor
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import time
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -24,12 +26,14 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, TabbedContent, TabPane
 
 from ..engine.flow import Flow
-from ..events.messages import CallEvent, StaffCommand
+from ..events.messages import CALL_ACTIONS, CallEvent, StaffCommand
 from ..events.monitor_client import MonitorClient, os_user
+from ..store.backend import DATABASE_ERRORS, database_name, is_postgres
 from .attention_items import FAILED_DAYS, failed_calls, handed_off, open_callbacks, unheard_bookings
 from .call_history import load_call, search_calls
 from .call_reviews import REVIEW_DAYS, calls_to_review, review_counts, review_of, reviews_for
-from .database_access import DatabaseUnavailable, open_for_monitor
+from .call_timeline import CallTimeline
+from .database_access import Connection, DatabaseUnavailable, open_for_monitor
 from .day_summary import day_summary
 from .flow_observations import observe_flow
 from .live_board import LiveBoard
@@ -37,6 +41,7 @@ from .screens.call_screen import CallScreen
 from .screens.confirm_prompt import ConfirmPrompt
 from .screens.text_prompt import TextPrompt
 from .staff_actions import StaffActions
+from .watched_services import ServiceLink, describe_failure, socket_link
 from .widgets.attention_view import AttentionView
 from .widgets.diary_view import DiaryView
 from .widgets.history_view import DateNotUnderstood, HistoryView, parse_day
@@ -71,15 +76,22 @@ class MonitorApp(App):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, *, db_path: str | Path | None, socket_path: str | Path, flow: Flow | None = None,
+    def __init__(self, *, db_path: str | Path | None, socket_path: str | Path | None = None, flow: Flow | None = None,
                  db_given: bool = True, user: str | None = None, staff_account: str | None = None,
-                 connect: bool = True,
+                 connect: bool = True, services: list[ServiceLink] | None = None,
                  clock: Callable[[], float] = time.time, today: Callable[[], date] | None = None,
                  retry_seconds: float = 2.0):
+        """`db_path`: the SQLite file, or the shared store's postgresql:// address. `services`: the services to
+        watch ([monitor] services); none given, the one at `socket_path`."""
         super().__init__()
-        self.db_path = Path(db_path) if db_path is not None else None
+        self.db_path: str | Path | None = db_path if db_path is None or is_postgres(db_path) else Path(db_path)
         self.db_given = db_given
-        self.socket_path = Path(socket_path)
+        self.socket_path = Path(socket_path) if socket_path is not None else None
+        if not services:
+            if socket_path is None:
+                raise ValueError("the monitor needs a service to watch: a socket path or [monitor] services")
+            services = [socket_link(socket_path)]
+        self.links = list(services)
         self.flow = flow
         # who is at the keyboard: the staff account signed in to the browser monitor, else the OS user
         self.user = staff_account or user or os_user()
@@ -87,15 +99,52 @@ class MonitorApp(App):
         self.clock = clock
         self._today = today
         self.retry_seconds = retry_seconds
-        self.board = LiveBoard()
-        self.client: MonitorClient | None = None
-        self.connected = False
-        self.db: sqlite3.Connection | None = None
+        self.db: Connection | None = None
         self.db_problem: str | None = None
         self.day: date | None = None          # the day Today shows; None follows the calendar
         self._db_dirty = False
-        self.staff = StaffActions(user=user or os_user(), staff=staff_account, client=lambda: self.client,
+        self.staff = StaffActions(user=user or os_user(), staff=staff_account, client=self.client_for,
                                   db_path=lambda: self.db_path)
+
+    # ------------------------------------------------------------ the services watched
+
+    @property
+    def group(self) -> bool:
+        """Several services watched: rows name their box."""
+        return len(self.links) > 1
+
+    @property
+    def board(self) -> LiveBoard:
+        """The first service's board (the only one on a single box)."""
+        return self.links[0].board
+
+    @property
+    def client(self) -> MonitorClient | None:
+        return self.links[0].client
+
+    @property
+    def connected(self) -> bool:
+        """At least one service is connected."""
+        return any(link.connected for link in self.links)
+
+    def link_of_call(self, call_id: str | None) -> ServiceLink | None:
+        """The service the call is on: the one where it is in progress, else one that showed it ending."""
+        for link in self.links:
+            call = link.board.get(call_id or "")
+            if call is not None and not call.ended:
+                return link
+        return next((link for link in self.links if link.board.get(call_id or "") is not None), None)
+
+    def client_for(self, command: StaffCommand) -> MonitorClient | None:
+        """Where a staff command goes: a live call's to the service it is on; a callback or diary action to any
+        connected service (on the shared store they all write the same database), else None (the database)."""
+        if command.action in CALL_ACTIONS:
+            link = self.link_of_call(command.call_id)
+            return link.client if link is not None else None
+        return next((link.client for link in self.links if link.connected and link.client is not None), None)
+
+    def live_calls(self) -> list[CallTimeline]:
+        return [call for link in self.links for call in link.board.in_progress()]
 
     # ------------------------------------------------------------ layout
 
@@ -103,7 +152,7 @@ class MonitorApp(App):
         yield StatusLine(id="status")
         with TabbedContent(initial="live", id="tabs"):
             with TabPane(TABS[0][1], id="live"):
-                yield LiveCallsView(id="live-view")
+                yield LiveCallsView(id="live-view", boxes=self.group)
             with TabPane(TABS[1][1], id="attention"):
                 yield AttentionView(id="attention-view")
             with TabPane(TABS[2][1], id="today"):
@@ -126,7 +175,8 @@ class MonitorApp(App):
         self.set_interval(1.0, self.tick)
         self.set_interval(30.0, self._mark_dirty)
         if self.follow_service:
-            self.run_worker(self.listen(), group="socket", exclusive=True)
+            for i, link in enumerate(self.links):
+                self.run_worker(self.listen(link), group=f"socket-{i}", exclusive=True)
 
     # ------------------------------------------------------------ time
 
@@ -143,10 +193,13 @@ class MonitorApp(App):
         return datetime.now(zone).date()
 
     def tick(self) -> None:
-        if self.board.in_progress():
+        if self.live_calls():
             self.show_live()
             if isinstance(self.screen, CallScreen) and self.screen.live:
-                self.screen.refresh_heading()
+                try:
+                    self.screen.refresh_heading()
+                except NoMatches:   # a tick while the app closes: the transcript's widgets are already gone
+                    pass
         if self._db_dirty:
             self._db_dirty = False
             self.refresh_database_views()
@@ -156,7 +209,7 @@ class MonitorApp(App):
 
     # ------------------------------------------------------------ the database
 
-    def open_database(self, path: Path | None = None) -> None:
+    def open_database(self, path: str | Path | None = None) -> None:
         if path is not None:
             self.db_path = path
         if self.db is not None:
@@ -192,8 +245,8 @@ class MonitorApp(App):
             flow_name = Path(self.flow.source).name if self.flow is not None else "no flow loaded"
             self.query_one(StateMachineView).show(observe_flow(self.db, self.flow), flow_name=flow_name)
             self.query_one(DiaryView).show(self.db, today)
-        except sqlite3.Error as exc:
-            self.db_problem = f"cannot read {self.db_path}: {exc}"
+        except DATABASE_ERRORS as exc:
+            self.db_problem = f"cannot read {database_name(self.db_path)}: {exc}"
             self.show_status()
 
     def run_search(self, criteria: HistoryView.Search) -> None:
@@ -215,70 +268,88 @@ class MonitorApp(App):
             line = self.query_one(StatusLine)
         except NoMatches:   # a tick or an event while the app closes: its widgets are already gone
             return
-        line.show(connected=self.connected, calls=len(self.board.in_progress()),
-                  database=str(self.db_path), user=self.user, problem=self.db_problem)
+        line.show(connected=self.connected, calls=len(self.live_calls()),
+                  database=database_name(self.db_path) if self.db_path is not None else "", user=self.user,
+                  problem=self.db_problem, services=[(link.label, link.connected) for link in self.links]
+                  if self.group else None)
 
     def show_live(self) -> None:
         try:
             view = self.query_one(LiveCallsView)
         except NoMatches:   # as above
             return
-        view.show(self.board.in_progress(), self.clock(), connected=self.connected, socket_path=str(self.socket_path))
+        boxes = {call.call_id: link.label for link in self.links for call in link.board.in_progress()}
+        offline = [(link.label, link.where, link.problem) for link in self.links if not link.connected]
+        view.show(self.live_calls(), self.clock(), connected=self.connected, offline=offline,
+                  boxes=boxes if self.group else None)
 
-    def set_connected(self, connected: bool) -> None:
-        if connected == self.connected:
+    def set_connected(self, connected: bool, link: ServiceLink | None = None) -> None:
+        link = link or self.links[0]
+        if connected == link.connected:
             return
-        self.connected = connected
-        if not connected:
-            self.board.reset(None)
-            if isinstance(self.screen, CallScreen) and self.screen.live and not self.screen.call.ended:
+        link.connected = connected
+        if connected:
+            link.problem = None
+        else:
+            shown = isinstance(self.screen, CallScreen) and self.screen.live and not self.screen.call.ended
+            if shown and link.board.get(self.screen.call_id) is self.screen.call:
                 self.screen.call.extra.append("! ended while this monitor was not connected (see History)")
                 self.screen.call.ended = True
                 self.screen.refresh_call()
+            link.board.reset(None)
             self._db_dirty = True
         self.show_status()
         self.show_live()
 
-    async def listen(self) -> None:
-        """Connect to the service, follow its events, reconnect when it goes away."""
+    async def listen(self, link: ServiceLink | None = None) -> None:
+        """Connect to the service, follow its events, reconnect when it goes away (each service on its own)."""
+        link = link or self.links[0]
         while True:
             try:
-                client = await MonitorClient.connect(self.socket_path)
-            except (OSError, asyncio.TimeoutError):
-                self.set_connected(False)
+                client = await link.connect()
+            except (OSError, asyncio.TimeoutError) as exc:
+                problem = describe_failure(exc)
+                if problem != link.problem:
+                    link.problem = problem
+                    self.show_live()
+                self.set_connected(False, link)
                 await asyncio.sleep(self.retry_seconds)
                 continue
-            self.client = client
+            link.client = client
             try:
-                await client.run(self.receive)
+                await client.run(lambda kind, payload: self.receive(kind, payload, link))
             except Exception as exc:   # a message this monitor cannot show must not close it
                 self.log.error(f"monitor: dropped the connection after {type(exc).__name__}: {exc}")
-                self.notify(f"Lost the live feed ({type(exc).__name__}); reconnecting.", severity="error", markup=False)
+                self.notify(f"Lost the live feed of {link.label} ({type(exc).__name__}); reconnecting.",
+                            severity="error", markup=False)
             finally:
-                self.client = None
+                link.client = None
                 await client.close()
-            self.set_connected(False)
+            self.set_connected(False, link)
             await asyncio.sleep(min(self.retry_seconds, 0.5))
 
-    def receive(self, kind: str, payload: Any) -> None:
-        """One message from the service (the tests feed recorded ones here too)."""
+    def receive(self, kind: str, payload: Any, link: ServiceLink | None = None) -> None:
+        """One message from a service (the tests feed recorded ones here too)."""
+        link = link or self.links[0]
         if kind == "hello":
-            self.board.reset(payload.get("server"))
-            self.board.begin_replay()
+            link.board.reset(payload.get("server"))
+            link.board.begin_replay()
             database = payload.get("database")
-            if database and not self.db_given:
-                self.open_database(Path(database))   # the service's database, freshly (the demo rebuilds its own)
+            # the service's file, freshly (the demo rebuilds its own); never the shared store's address, which
+            # comes without its password (this desk's own settings name that), nor one of a group's boxes' files
+            if database and not self.db_given and not self.group and not is_postgres(database):
+                self.open_database(Path(database))
                 self._db_dirty = True
-            self.set_connected(True)
+            self.set_connected(True, link)
         elif kind == "replay_done":
-            self.board.end_replay()
+            link.board.end_replay()
             self.show_live()
             self.show_status()
         elif kind == "event":
-            self.apply_event(payload)
+            self.apply_event(payload, link)
 
-    def apply_event(self, event: CallEvent) -> None:
-        call_id = self.board.apply(event)
+    def apply_event(self, event: CallEvent, link: ServiceLink | None = None) -> None:
+        call_id = (link or self.links[0]).board.apply(event)
         if call_id is None:
             return
         if event.kind == "call_ended":
@@ -314,7 +385,8 @@ class MonitorApp(App):
         self.notify("Reloaded from the database.", timeout=2)
 
     def open_call(self, call_id: str) -> None:
-        live = self.board.get(call_id)
+        owner = self.link_of_call(call_id)
+        live = owner.board.get(call_id) if owner is not None else None
         if live is not None and not live.ended:
             self.push_screen(CallScreen(live, live=True, now=self.clock))
             return
@@ -352,8 +424,11 @@ class MonitorApp(App):
         self.ask_call_action(message.action, message.call_id)
 
     def ask_call_action(self, action: str, call_id: str) -> None:
-        call = self.board.get(call_id)
+        owner = self.link_of_call(call_id)
+        call = owner.board.get(call_id) if owner is not None else None
         who = call.who if call is not None else call_id
+        if self.group and owner is not None:
+            who = f"{who} (on {owner.label})"
         question = CALL_QUESTIONS[action].format(who=who)
 
         def answered(yes: bool | None) -> None:

@@ -1,29 +1,30 @@
-"""Past calls from SQLite: searching them, and reading one back as the monitor shows a live call."""
+"""Past calls from the database: searching them, and reading one back as the monitor shows a live call."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import date, timedelta
-
-import sqlite_utils
 
 from ..engine.types import OUTCOMES  # noqa: F401  (the history's outcome filter offers every one)
 from ..events.catch_up import record_entries
 from ..events.messages import CallEvent
+from ..store.backend import database_over, dialect_of
 from ..store.records import CallRecorder
 from .call_timeline import CallTimeline, clock_text
-from .database_access import rows
+from .database_access import Connection, rows
 
 
-# The caller's name as the call proved it: a name+DOB match, or the patient the call created.
-_PATIENT_NAMES = """
+def _patient_names(conn: Connection) -> str:
+    """The caller's name as the call proved it: a name+DOB match, or the patient the call created (the JSON
+    read in the back end's own words: store/sqlite_sql.py, store/postgres_sql.py)."""
+    field = dialect_of(conn).json_text
+    return f"""
 WITH names AS (
-    SELECT call_id, json_extract(arguments, '$.first_name') || ' ' || json_extract(arguments, '$.last_name') AS name, id
+    SELECT call_id, {field('arguments', 'first_name')} || ' ' || {field('arguments', 'last_name')} AS name, id
     FROM tool_calls
-    WHERE name = 'GetPatientDetails' AND result_kind = 'ok' AND json_extract(result, '$.status') = 'matched'
+    WHERE name = 'GetPatientDetails' AND result_kind = 'ok' AND {field('result', 'status')} = 'matched'
     UNION ALL
-    SELECT call_id, json_extract(result, '$.patient.first_name') || ' ' || json_extract(result, '$.patient.last_name'), id
+    SELECT call_id, {field('result', 'patient', 'first_name')} || ' ' || {field('result', 'patient', 'last_name')}, id
     FROM tool_calls WHERE name = 'CreatePatient' AND result_kind = 'ok'
 ),
 last_name AS (SELECT call_id, name FROM names WHERE id IN (SELECT max(id) FROM names GROUP BY call_id))
@@ -59,8 +60,8 @@ class CallSummary:
         return clock_text(seconds)
 
 
-def _summaries(conn: sqlite3.Connection, where: list[str], params: list, limit: int) -> list[CallSummary]:
-    sql = _PATIENT_NAMES + """
+def _summaries(conn: Connection, where: list[str], params: list, limit: int) -> list[CallSummary]:
+    sql = _patient_names(conn) + """
     SELECT calls.id, calls.started_at, calls.ended_at, coalesce(calls.caller_id, '') AS caller_id,
            last_name.name AS patient_name, calls.outcome, calls.final_state, calls.end_action,
            (SELECT count(*) FROM turns WHERE turns.call_id = calls.id AND turns.seq > 0) AS turns
@@ -76,7 +77,7 @@ def day_bounds(day: date) -> tuple[str, str]:
     return day.isoformat(), (day + timedelta(days=1)).isoformat()
 
 
-def search_calls(conn: sqlite3.Connection, *, day: date | None = None, outcome: str | None = None,
+def search_calls(conn: Connection, *, day: date | None = None, outcome: str | None = None,
                  caller: str | None = None, limit: int = 200) -> list[CallSummary]:
     """Newest first. `caller` matches part of the caller ID or of the identified patient's name."""
     where, params = [], []
@@ -102,13 +103,13 @@ def search_calls(conn: sqlite3.Connection, *, day: date | None = None, outcome: 
     return _summaries(conn, where, params, limit)
 
 
-def calls_where(conn: sqlite3.Connection, where: str, params: list, limit: int = 100) -> list[CallSummary]:
+def calls_where(conn: Connection, where: str, params: list, limit: int = 100) -> list[CallSummary]:
     return _summaries(conn, [where], params, limit)
 
 
-def load_call(conn: sqlite3.Connection, call_id: str) -> CallTimeline | None:
+def load_call(conn: Connection, call_id: str) -> CallTimeline | None:
     """The recorded call folded exactly as its live events would have been."""
-    record = CallRecorder(sqlite_utils.Database(conn)).call_record(call_id)
+    record = CallRecorder(database_over(conn)).call_record(call_id)
     if record["call"] is None:
         return None
     timeline = CallTimeline(call_id=call_id)

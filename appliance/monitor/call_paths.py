@@ -14,12 +14,11 @@ was when they did.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from ..engine.flow import Flow
-from .database_access import rows
+from .database_access import Connection, rows
 
 HANDOFF_OUTCOMES = ("callback", "transferred", "transferred_by_staff", "taken_over")
 HANDOFF_TOOLS = ("CreateCallbackRequest", "TransferCall")
@@ -57,7 +56,7 @@ def _recent(last_calls: int) -> str:
     return f"call_id IN (SELECT id FROM calls ORDER BY started_at DESC, rowid DESC LIMIT {int(last_calls)})"
 
 
-def common_paths(conn: sqlite3.Connection, *, last_calls: int, top: int = TOP_PATHS) -> list[PathRow]:
+def common_paths(conn: Connection, *, last_calls: int, top: int = TOP_PATHS) -> list[PathRow]:
     by_call: dict[str, list[str]] = defaultdict(list)
     for row in rows(conn, f"SELECT call_id, state FROM turns WHERE {_recent(last_calls)} AND state IS NOT NULL "
                           "ORDER BY call_id, seq"):
@@ -103,7 +102,7 @@ def _is_departure(move: dict, edges: set[tuple[str, str]], global_targets: set[s
     return move["to_state"] in global_targets and route not in ("", "always") and evidence != "context"
 
 
-def departures(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int) -> list[DepartureRow]:
+def departures(conn: Connection, flow: Flow | None, *, last_calls: int) -> list[DepartureRow]:
     edges, global_targets = _departure_edges(flow)
     calls = rows(conn, f"""SELECT id, outcome, end_action, final_state, started_at FROM calls
         WHERE id IN (SELECT id FROM calls ORDER BY started_at DESC, rowid DESC LIMIT {int(last_calls)})
@@ -120,7 +119,7 @@ def departures(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int) 
             for (at, route, went, outcome), count in sorted(counted.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
-def _departure_of(conn: sqlite3.Connection, call: dict, outcome: str, edges: set[tuple[str, str]],
+def _departure_of(conn: Connection, call: dict, outcome: str, edges: set[tuple[str, str]],
                   global_targets: set[str]) -> tuple[str, str, str, str]:
     call_id = call["id"]
     if outcome in ("transferred_by_staff", "taken_over"):

@@ -3,15 +3,15 @@ call still in progress (or one recorded before summaries were kept), built from 
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from ..call_review import FLAG_KINDS, ReviewFlag, flags_from_text, read_call, review_flags, summarise
 from ..call_review.call_record import catalogue_names
+from ..store.backend import DATABASE_ERRORS
 from .call_history import CallSummary, calls_where
-from .database_access import rows
+from .database_access import Connection, rows
 
 REVIEW_DAYS = 7
 
@@ -40,16 +40,16 @@ class ReviewCounts:
     by_kind: dict[str, int] = field(default_factory=dict)  # calls per flag kind, in FLAG_KINDS order
 
 
-def _stored(conn: sqlite3.Connection, where: str, params: list) -> list[dict]:
+def _stored(conn: Connection, where: str, params: list) -> list[dict]:
     try:
         return rows(conn, f"SELECT id, started_at, caller_id, outcome, summary, review_flags FROM calls WHERE {where}",
                     params)
-    except sqlite3.OperationalError:     # a database from before summaries were kept: build every one
+    except DATABASE_ERRORS:     # a database from before summaries were kept: build every one
         return [{**row, "summary": None, "review_flags": None} for row in rows(
             conn, f"SELECT id, started_at, caller_id, outcome FROM calls WHERE {where}", params)]
 
 
-def _review(conn: sqlite3.Connection, row: dict, names: dict[str, str] | None) -> CallReview:
+def _review(conn: Connection, row: dict, names: dict[str, str] | None) -> CallReview:
     if row.get("summary") is not None and row.get("review_flags") is not None:
         return CallReview(row["id"], row["summary"], tuple(flags_from_text(row["review_flags"])))
     call = read_call(conn, row["id"], names=names)
@@ -58,12 +58,12 @@ def _review(conn: sqlite3.Connection, row: dict, names: dict[str, str] | None) -
     return CallReview(row["id"], summarise(call).text(), tuple(review_flags(call)))
 
 
-def review_of(conn: sqlite3.Connection, call_id: str) -> CallReview | None:
+def review_of(conn: Connection, call_id: str) -> CallReview | None:
     found = _stored(conn, "id = ?", [call_id])
     return _review(conn, found[0], None) if found else None
 
 
-def reviews_for(conn: sqlite3.Connection, call_ids: list[str]) -> dict[str, CallReview]:
+def reviews_for(conn: Connection, call_ids: list[str]) -> dict[str, CallReview]:
     if not call_ids:
         return {}
     marks = ", ".join("?" for _ in call_ids)
@@ -71,7 +71,7 @@ def reviews_for(conn: sqlite3.Connection, call_ids: list[str]) -> dict[str, Call
     return {row["id"]: _review(conn, row, names) for row in _stored(conn, f"id IN ({marks})", list(call_ids))}
 
 
-def calls_to_review(conn: sqlite3.Connection, day: date, *, days: int = REVIEW_DAYS,
+def calls_to_review(conn: Connection, day: date, *, days: int = REVIEW_DAYS,
                     limit: int = 500) -> list[ReviewRow]:
     """Calls with review flags that started on `day` or the `days` - 1 days before it, newest first."""
     start, end = (day - timedelta(days=days - 1)).isoformat(), (day + timedelta(days=1)).isoformat()
@@ -80,7 +80,7 @@ def calls_to_review(conn: sqlite3.Connection, day: date, *, days: int = REVIEW_D
     return [ReviewRow(call, reviews[call.id]) for call in calls if call.id in reviews and reviews[call.id].flags]
 
 
-def review_counts(conn: sqlite3.Connection, day: date) -> ReviewCounts:
+def review_counts(conn: Connection, day: date) -> ReviewCounts:
     """How many of `day`'s calls have each kind of flag."""
     counts = ReviewCounts()
     by_kind: Counter[str] = Counter()

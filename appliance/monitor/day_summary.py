@@ -8,13 +8,12 @@ calls' outcomes. Latency is per caller turn (see turn_latency.py).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 
 from ..store.records import TIMING_COLUMNS
 from .call_history import day_bounds
-from .database_access import rows
+from .database_access import Connection, rows
 from .turn_latency import percentile, turn_latency_ms
 
 
@@ -38,11 +37,11 @@ class DaySummary:
     p95_latency_ms: float | None = None
 
 
-def _count(conn: sqlite3.Connection, sql: str, params: list) -> int:
+def _count(conn: Connection, sql: str, params: list) -> int:
     return int(conn.execute(sql, params).fetchone()[0] or 0)
 
 
-def day_summary(conn: sqlite3.Connection, day: date) -> DaySummary:
+def day_summary(conn: Connection, day: date) -> DaySummary:
     start, end = day_bounds(day)
     summary = DaySummary(day=day)
     in_day = "started_at >= ? AND started_at < ?"

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-import sqlite_utils
-
 from ..domain import DiaryBlock
+from ..store.backend import database_over
 from ..store.clinic_store import ClinicStore, DiaryEntry, NoClinic
+from .database_access import Connection
 
 STEP = timedelta(minutes=15)
 DEFAULT_HOURS = (8, 18)     # the rows shown on a day the clinic is not open, so blocks can still be seen
@@ -57,9 +56,9 @@ class DiaryDay:
         return any(b.covers(a.practitioner_id, a.start, end) for b in self.blocks)
 
 
-def clinic_store(conn: sqlite3.Connection) -> ClinicStore:
+def clinic_store(conn: Connection) -> ClinicStore:
     """The store over the monitor's own connection (read-only when that is all the monitor may do)."""
-    return ClinicStore(sqlite_utils.Database(conn))
+    return ClinicStore(database_over(conn))
 
 
 def diary_day(store: ClinicStore, day: date) -> DiaryDay:

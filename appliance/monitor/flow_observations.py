@@ -12,12 +12,11 @@ happy path (call_paths.py).
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 
 from ..engine.flow import Flow
 from .call_paths import DepartureRow, PathRow, common_paths, departures
-from .database_access import rows
+from .database_access import Connection, rows
 
 LAST_CALLS = 500
 
@@ -82,10 +81,15 @@ class FlowObservations:
         return sum(1 for s in self.states if not s.in_flow)
 
 
-def observe_flow(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int = LAST_CALLS) -> FlowObservations:
+def _count_kind(kind: str) -> str:
+    """How many of the group's tool calls had the result `kind` (one way for both back ends)."""
+    return f"count(CASE WHEN result_kind = '{kind}' THEN 1 END)"
+
+
+def observe_flow(conn: Connection, flow: Flow | None, *, last_calls: int = LAST_CALLS) -> FlowObservations:
     recent = "call_id IN (SELECT id FROM calls ORDER BY started_at DESC, rowid DESC LIMIT ?)"
-    considered = int(conn.execute("SELECT count(*) FROM (SELECT id FROM calls ORDER BY started_at DESC LIMIT ?)",
-                                  [last_calls]).fetchone()[0])
+    considered = int(conn.execute("SELECT count(*) FROM (SELECT id FROM calls ORDER BY started_at DESC LIMIT ?) "
+                                  "AS recent", [last_calls]).fetchone()[0])
     visits = {row["to_state"]: row for row in rows(conn, f"""
         SELECT to_state, count(*) AS visits, count(DISTINCT call_id) AS calls, max(at) AS last_seen
         FROM transitions WHERE {recent} AND to_state IS NOT NULL GROUP BY to_state""", [last_calls])}
@@ -105,9 +109,8 @@ def observe_flow(conn: sqlite3.Connection, flow: Flow | None, *, last_calls: int
         GROUP BY trigger_route, trigger_confidence, trigger_evidence
         ORDER BY count DESC, last_seen DESC, route""", [last_calls])]
     observations.tools = [ToolRow(**row) for row in rows(conn, f"""
-        SELECT name, count(*) AS calls,
-               sum(result_kind = 'ok') AS ok, sum(result_kind = 'guard') AS guard,
-               sum(result_kind = 'pms') AS pms, sum(result_kind = 'other') AS other, max(at) AS last_seen
+        SELECT name, count(*) AS calls, {_count_kind('ok')} AS ok, {_count_kind('guard')} AS guard,
+               {_count_kind('pms')} AS pms, {_count_kind('other')} AS other, max(at) AS last_seen
         FROM tool_calls WHERE {recent} GROUP BY name ORDER BY calls DESC, name""", [last_calls])]
     observations.paths = common_paths(conn, last_calls=last_calls)
     observations.departures = departures(conn, flow, last_calls=last_calls)

@@ -63,10 +63,11 @@ class WebServerError(RuntimeError):
     """The browser monitor cannot start; the message names the setting or file and the fix."""
 
 
-def session_command(*, db_path: Path, db_given: bool, socket_path: Path, flow_file: Path | None) -> str:
-    """The shell command textual-serve starts for each session (the staff account goes in its environment)."""
-    parts = [sys.executable, "-m", "appliance.monitor_web.session_app", "--db", str(db_path),
-             "--socket", str(socket_path)]
+def session_command(*, db_path: Path | None, db_given: bool, socket_path: Path, flow_file: Path | None) -> str:
+    """The shell command textual-serve starts for each session (the staff account goes in its environment).
+    `db_path` None: the shared PostgreSQL store the settings name (its address never on a command line)."""
+    where = ["--db", str(db_path)] if db_path is not None else ["--shared-store"]
+    parts = [sys.executable, "-m", "appliance.monitor_web.session_app", *where, "--socket", str(socket_path)]
     if db_given:
         parts.append("--db-given")
     if flow_file is not None:

@@ -58,7 +58,7 @@ from typing import Any, Callable
 
 from ..engine.types import CallInfo
 from ..settings import Settings
-from ..store.backend import INTEGRITY_ERRORS, dialect_of, is_postgres
+from ..store.backend import INTEGRITY_ERRORS, database_present, dialect_of, is_postgres
 from .account import SipConfigError, log_registration, registrar_host
 from .registration_status import write_registration_status
 from .endpoint import SipEndpoint, SipStartError
@@ -154,10 +154,7 @@ class PhoneService:
             self._open_journal()
             self.maintain(recover=True)
         self._warm(greeting)
-        if self.serve_monitor and is_postgres(db_path):
-            log.warning("the monitor socket, its staff actions and the calendar feeds read the SQLite file only: "
-                        "not served with the shared PostgreSQL store (docs/scale.md)")
-        elif self.serve_monitor and db_path is not None and Path(db_path).exists():
+        if self.serve_monitor and database_present(db_path):
             self._serve_monitor(db_path)
         self._start_loop()
         try:
@@ -323,15 +320,29 @@ class PhoneService:
         unavailable = ["llm"] if getattr(report, "llm_problem", None) else []
         self.metrics.models_loaded(loaded, unavailable)
 
-    def _serve_monitor(self, db_path: Path) -> None:
+    def _serve_monitor(self, db_path: str | Path) -> None:
+        """The monitor socket (and, with [monitor] listen, the same over TLS for other machines' monitors); on the
+        shared store the calendar feeds go to this box's data folder."""
         import os
 
         from ..events import serving
+        from ..events.monitor_tls import server_context
         from ..events.socket_file import SOCKET_ENV, MonitorSocketError
+        from ..settings import split_listen
 
-        socket_path = None if os.environ.get(SOCKET_ENV) else self.settings.paths.data_dir / "monitor.sock"
+        settings = self.settings
+        socket_path = None if os.environ.get(SOCKET_ENV) else settings.paths.data_dir / "monitor.sock"
+        calendars = settings.paths.data_dir / "calendars" if is_postgres(db_path) else None
+        tls = None
+        if settings.monitor.listen:
+            try:
+                host, port = split_listen(settings.monitor.listen)
+                tls = (host, port, server_context(settings.monitor.certificate, settings.monitor.key,
+                                                  settings.monitor.client_ca))
+            except MonitorSocketError as exc:      # the local monitors still see calls
+                log.error("monitors on other machines will not see calls: %s", exc)
         try:
-            self.feed = serving.serve_monitors(db_path, socket_path=socket_path)
+            self.feed = serving.serve_monitors(db_path, socket_path=socket_path, calendars=calendars, tls=tls)
         except MonitorSocketError as exc:
             log.warning("the monitor will not see calls: %s", exc)
 

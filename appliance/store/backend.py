@@ -42,3 +42,28 @@ def redacted(dsn: str) -> str:
     host = info.get("host") or "localhost"
     port = f":{info['port']}" if info.get("port") else ""
     return f"postgresql://{user}{host}{port}/{info.get('dbname', '')}"
+
+
+def database_present(target: str | Path | None) -> bool:
+    """Whether there is a database to open at `target` without making one: a PostgreSQL address (the server
+    says whether it answers), or a file that exists."""
+    if target is None:
+        return False
+    return is_postgres(target) or Path(target).exists()
+
+
+def database_over(conn: Any) -> Any:
+    """The store's database object over a connection already open (the monitor's own): sqlite_utils'
+    `Database` for a sqlite3 connection, `PostgresDatabase` for the shared store's."""
+    if dialect_of(conn) is sqlite_sql:
+        import sqlite_utils
+
+        return sqlite_utils.Database(conn)
+    from .postgres_database import PostgresDatabase
+
+    return PostgresDatabase(conn)
+
+
+def database_name(target: str | Path) -> str:
+    """`target` as a message or a screen names it: a file's path, a PostgreSQL address without its password."""
+    return redacted(target) if is_postgres(target) else str(target)

@@ -1,6 +1,8 @@
 import asyncio
 import shutil
+import uuid
 
+import psycopg
 import pytest
 
 from appliance.monitor import MonitorApp
@@ -23,6 +25,62 @@ def seeded_db(seeded_template, tmp_path):
     path = tmp_path / "appliance.db"
     shutil.copy(seeded_template, path)
     return path
+
+
+@pytest.fixture(scope="session")
+def seeded_pg_template(postgres_server, seeded_template):
+    """The seeded day moved into PostgreSQL (`appliance db migrate`), once: each test gets a copy of it."""
+    return _pg_template(postgres_server, seeded_template, "monitor_seeded_day")
+
+
+@pytest.fixture(scope="session")
+def review_pg_template(postgres_server, review_template):
+    return _pg_template(postgres_server, review_template, "monitor_review_day")
+
+
+@pytest.fixture
+def seeded_pg(postgres_server, seeded_pg_template):
+    """A fresh copy of the seeded day on the shared store (PostgreSQL copies a template database quickly)."""
+    yield from _pg_copy(postgres_server, seeded_pg_template)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def seeded_store(request):
+    """The seeded day on each back end in turn: the SQLite file's path, then a postgresql:// address."""
+    return request.getfixturevalue("seeded_db" if request.param == "sqlite" else "seeded_pg")
+
+
+@pytest.fixture
+def review_pg(postgres_server, review_pg_template):
+    yield from _pg_copy(postgres_server, review_pg_template)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def review_store(request):
+    """The seeded day with calls to review, on each back end in turn."""
+    return request.getfixturevalue("review_db" if request.param == "sqlite" else "review_pg")
+
+
+def _pg_template(server, sqlite_file, name: str) -> str:
+    from appliance.store.migrate import migrate
+
+    _drop_and_create(server, name)
+    migrate(sqlite_file, server.dsn(name))
+    return name
+
+
+def _pg_copy(server, template: str):
+    name = f"monitor_{uuid.uuid4().hex[:12]}"
+    _drop_and_create(server, name, template=template)
+    yield server.dsn(name)
+    with psycopg.connect(server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _drop_and_create(server, name: str, *, template: str | None = None) -> None:
+    with psycopg.connect(server.dsn(), autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
 
 
 @pytest.fixture(scope="session")
@@ -70,3 +128,14 @@ async def settle(pilot, condition, tries: int = 100) -> bool:
             return True
         await pilot.pause(0.05)
     return condition()
+
+
+def read_rows(target, sql: str, params=()) -> list[tuple]:
+    """Rows from the database at `target` (a file or a postgresql:// address), as the monitor opens it."""
+    from appliance.monitor.database_access import open_for_monitor
+
+    conn = open_for_monitor(target)
+    try:
+        return [tuple(row) for row in conn.execute(sql, list(params)).fetchall()]
+    finally:
+        conn.close()

@@ -3,7 +3,6 @@ through the store's guards, each recorded with who did it."""
 
 import os
 import pwd
-import sqlite3
 import tempfile
 from datetime import date, datetime
 from pathlib import Path
@@ -14,11 +13,12 @@ from textual.widgets import DataTable
 from appliance.domain import Slot, TimeWindow
 from appliance.events import EventBus, MonitorServer, StaffActionLog, StaffCommandHandler
 from appliance.events.staff_action_log import staff_actions
+from appliance.monitor.database_access import open_for_monitor
 from appliance.monitor.screens.confirm_prompt import ConfirmPrompt
 from appliance.monitor.screens.form_prompt import FormPrompt
 from appliance.store import ClinicStore, open_database
 
-from .conftest import make_app, run, settle
+from .conftest import make_app, read_rows, run, settle
 
 WEDNESDAY = date(2026, 11, 25)   # the day after the seeded day: D. Patel's initial consultation with Dr Lee, 08:00
 
@@ -36,7 +36,7 @@ def cell(app, practitioner: str, location: str, hhmm: str) -> str:
 
 
 def actions(db_path):
-    conn = sqlite3.connect(db_path)
+    conn = open_for_monitor(db_path)
     try:
         return [(a["user"], a["action"], a["ok"], a["via"], a["note"], a["message"])
                 for a in reversed(staff_actions(conn))]
@@ -44,13 +44,9 @@ def actions(db_path):
         conn.close()
 
 
-def appointments(db_path, where="1"):
-    conn = sqlite3.connect(db_path)
-    try:
-        return conn.execute(f"SELECT id, practitioner_id, location_id, start, status, rescheduled_from FROM appointments "
-                            f"WHERE {where} ORDER BY rowid").fetchall()
-    finally:
-        conn.close()
+def appointments(db_path, where="1 = 1"):
+    return read_rows(db_path, f"SELECT id, practitioner_id, location_id, start, status, rescheduled_from "
+                              f"FROM appointments WHERE {where} ORDER BY rowid")
 
 
 async def open_wednesday(app, pilot):
@@ -83,9 +79,9 @@ def test_a_day_shows_a_column_per_practitioner_and_location_with_phone_bookings_
     run(scenario())
 
 
-def test_a_blocked_time_is_drawn_recorded_and_never_offered_to_a_caller(seeded_db):
+def test_a_blocked_time_is_drawn_recorded_and_never_offered_to_a_caller(seeded_store):
     async def scenario():
-        app = make_app(seeded_db)
+        app = make_app(seeded_store)
         async with app.run_test(size=(100, 30)) as pilot:
             await open_wednesday(app, pilot)
             put_cursor(app, "shah", "quay", "10:00")
@@ -97,22 +93,22 @@ def test_a_blocked_time_is_drawn_recorded_and_never_offered_to_a_caller(seeded_d
             assert cell(app, "shah", "quay", "11:00") == ""
 
     run(scenario())
-    store = ClinicStore(open_database(seeded_db))
+    store = ClinicStore(open_database(seeded_store))
     offer = store.find_slots(service_id="followup", location_id="quay", practitioner_id="shah",
                              window=TimeWindow("day", start=datetime(2026, 11, 25, 9, 30), end=datetime(2026, 11, 26)),
                              now=datetime(2026, 11, 24, 9))
     assert [f"{s.start:%H:%M}" for s in offer.slots] == ["09:30", "11:00"]
-    [(user, action, ok, via, note, message)] = actions(seeded_db)
+    [(user, action, ok, via, note, message)] = actions(seeded_store)
     assert (user, action, ok, via) == ("alice", "block_time", 1, "monitor")
     assert note == "start=2026-11-25T10:00 end=2026-11-25T11:00 reason=meeting practitioner=shah"
 
 
-def test_an_appointment_is_moved_and_a_move_onto_a_booking_is_refused(seeded_db):
-    store = ClinicStore(open_database(seeded_db))
+def test_an_appointment_is_moved_and_a_move_onto_a_booking_is_refused(seeded_store):
+    store = ClinicStore(open_database(seeded_store))
     store.create_appointment(patient_id="p-tmorgan", slot=Slot(datetime(2026, 11, 25, 11), "followup", "lee", "quay", 30))
 
     async def scenario():
-        app = make_app(seeded_db)
+        app = make_app(seeded_store)
         async with app.run_test(size=(100, 30)) as pilot:
             await open_wednesday(app, pilot)
             put_cursor(app, "lee", "quay", "08:00")
@@ -122,7 +118,7 @@ def test_an_appointment_is_moved_and_a_move_onto_a_booking_is_refused(seeded_db)
             await pilot.press("enter")
             assert await settle(pilot, lambda: isinstance(app.screen, ConfirmPrompt))
             await pilot.press("y")
-            assert await settle(pilot, lambda: len(actions(seeded_db)) == 1)
+            assert await settle(pilot, lambda: len(actions(seeded_store)) == 1)
             assert cell(app, "lee", "quay", "08:00") == "☎ D. Patel"          # still there
             put_cursor(app, "lee", "quay", "08:00")
             await pilot.press("m")
@@ -132,10 +128,10 @@ def test_an_appointment_is_moved_and_a_move_onto_a_booking_is_refused(seeded_db)
             assert cell(app, "lee", "quay", "08:00") == ""
 
     run(scenario())
-    refused, moved = actions(seeded_db)
+    refused, moved = actions(seeded_store)
     assert refused[:4] == ("alice", "move_appointment", 0, "monitor") and "no longer free" in refused[5]
     assert moved[:4] == ("alice", "move_appointment", 1, "monitor")
-    assert [row[1:] for row in appointments(seeded_db, "id = 'apt-3' OR rescheduled_from = 'apt-3'")] == [
+    assert [row[1:] for row in appointments(seeded_store, "id = 'apt-3' OR rescheduled_from = 'apt-3'")] == [
         ("lee", "quay", "2026-11-25T08:00", "cancelled", "a-1005"),     # itself moved by a call the day before
         ("lee", "quay", "2026-11-25T09:30", "booked", "apt-3")]
 

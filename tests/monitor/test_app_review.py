@@ -19,9 +19,9 @@ def text_of(app, selector) -> str:
     return str(app.query_one(selector).render())
 
 
-def test_the_review_list_shows_each_flagged_call_with_its_reasons_and_opens_it(review_db):
+def test_the_review_list_shows_each_flagged_call_with_its_reasons_and_opens_it(review_store):
     async def scenario():
-        app = make_app(review_db)
+        app = make_app(review_store)
         async with app.run_test(size=(100, 40)) as pilot:
             await pilot.press("7")
             table = app.query_one("#review-table")

@@ -1,4 +1,5 @@
-"""Today, History and State machine in the app, from the seeded database."""
+"""Today, History and State machine in the app, from the seeded database: the SQLite file, then the shared
+PostgreSQL store (Today's numbers on both: test_database_views.py)."""
 
 from appliance.monitor.screens.call_screen import CallScreen
 from appliance.monitor.widgets.day_chart import chart_lines
@@ -10,9 +11,9 @@ def cells(table, key) -> list[str]:
     return [str(value) for value in table.get_row(key)]
 
 
-def test_state_machine_tables_show_the_right_counts(seeded_db, flow):
+def test_state_machine_tables_show_the_right_counts(seeded_store, flow):
     async def scenario():
-        app = make_app(seeded_db)
+        app = make_app(seeded_store)
         async with app.run_test(size=(100, 40)) as pilot:
             await pilot.press("5")
             states = app.query_one("#states")
@@ -34,9 +35,9 @@ def test_state_machine_tables_show_the_right_counts(seeded_db, flow):
     run(scenario())
 
 
-def test_history_search_and_opening_a_past_call(seeded_db):
+def test_history_search_and_opening_a_past_call(seeded_store):
     async def scenario():
-        app = make_app(seeded_db)
+        app = make_app(seeded_store)
         async with app.run_test(size=(100, 40)) as pilot:
             await pilot.press("4")
             table = app.query_one("#history-table")

@@ -2,12 +2,12 @@
 
 import os
 import pwd
-import sqlite3
 import tempfile
 from pathlib import Path
 
 from appliance.events import EventBus, MonitorServer, StaffActionLog, StaffCommandHandler
 from appliance.events.staff_action_log import staff_actions
+from appliance.monitor.database_access import open_for_monitor
 from appliance.monitor.screens.confirm_prompt import ConfirmPrompt
 from appliance.monitor.screens.text_prompt import TextPrompt
 
@@ -16,7 +16,7 @@ from .recorded_stream import until
 
 
 def callback(db_path, name):
-    conn = sqlite3.connect(db_path)
+    conn = open_for_monitor(db_path)
     try:
         row = conn.execute("SELECT status, done_by, note FROM callback_requests WHERE name = ?", [name]).fetchone()
         actions = [(a["user"], a["claimed_user"], a["action"], a["ok"], a["via"])
@@ -34,9 +34,9 @@ async def wait_for(pilot, condition, tries=60):
     return False
 
 
-def test_a_callback_is_marked_done_in_the_database_when_the_service_is_not_running(seeded_db):
+def test_a_callback_is_marked_done_in_the_database_when_the_service_is_not_running(seeded_store):
     async def scenario():
-        app = make_app(seeded_db)
+        app = make_app(seeded_store)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("2")
             assert app.query_one("#callbacks-table").row_count == 2
@@ -46,7 +46,7 @@ def test_a_callback_is_marked_done_in_the_database_when_the_service_is_not_runni
             assert await wait_for(pilot, lambda: app.query_one("#callbacks-table").row_count == 1)
 
     run(scenario())
-    row, actions = callback(seeded_db, "Priya Shah")
+    row, actions = callback(seeded_store, "Priya Shah")
     assert row == ("done", "alice", "alice: called back")
     assert actions == [("alice", "alice", "mark_callback_done", 1, "monitor")]
 
@@ -82,14 +82,14 @@ def test_escape_changes_nothing(seeded_db):
     assert callback(seeded_db, "Priya Shah") == (("open", None, None), [])
 
 
-def test_through_the_running_service_the_action_is_recorded_as_the_os_user(seeded_db):
+def test_through_the_running_service_the_action_is_recorded_as_the_os_user(seeded_store):
     folder = Path(tempfile.mkdtemp(dir="/tmp"))
-    server = MonitorServer(EventBus(), folder / "m.sock", handler=StaffCommandHandler(seeded_db),
-                           action_log=StaffActionLog(seeded_db))
+    server = MonitorServer(EventBus(), folder / "m.sock", handler=StaffCommandHandler(seeded_store),
+                           action_log=StaffActionLog(seeded_store))
 
     async def scenario():
         with server:
-            app = make_app(seeded_db, socket_path=folder / "m.sock", connect=True)
+            app = make_app(seeded_store, socket_path=folder / "m.sock", connect=True)
             async with app.run_test(size=(100, 30)) as pilot:
                 assert await wait_for(pilot, lambda: app.connected)
                 await pilot.press("2", "d", "enter")
@@ -98,7 +98,7 @@ def test_through_the_running_service_the_action_is_recorded_as_the_os_user(seede
     run(scenario())
     folder.rmdir()
     me = pwd.getpwuid(os.getuid()).pw_name
-    row, actions = callback(seeded_db, "Priya Shah")
+    row, actions = callback(seeded_store, "Priya Shah")
     assert row == ("done", me, None)
     assert actions == [(me, "alice", "mark_callback_done", 1, "service")]
 

@@ -15,8 +15,9 @@ from .seeded_clinic import DAY, FLOW
 
 
 @pytest.fixture
-def conn(seeded_db):
-    connection = open_for_monitor(seeded_db)
+def conn(seeded_store):
+    """The seeded day on SQLite, then on the shared PostgreSQL store: every screen's query runs on both."""
+    connection = open_for_monitor(seeded_store)
     yield connection
     connection.close()
 

@@ -33,3 +33,18 @@ def test_the_text_demo_serves_the_monitor_socket_and_removes_it_after(tmp_path):
         assert (data / "calendars" / "lee.ics").exists()      # the practitioners' feeds, after the call's booking
     finally:
         shutil.rmtree(data)
+
+
+def test_a_bad_group_entry_stops_the_monitor_naming_the_key(tmp_path):
+    config = tmp_path / "appliance.toml"
+    config.write_text('[monitor]\nservices = [{name = "north", address = "10.0.0.21:7443"}]\n')
+    run = appliance("monitor", env={"APPLIANCE_CONFIG": str(config)})
+    assert run.returncode == 2
+    assert f"{config}: monitor.desk_certificate: must be set when a service is watched by address" in run.stderr
+
+
+def test_the_browser_monitor_names_the_shared_store_without_its_address():
+    from appliance.monitor_web.web_server import session_command
+
+    command = session_command(db_path=None, db_given=False, socket_path=Path("/run/m.sock"), flow_file=None)
+    assert "--shared-store" in command and "--db" not in command and "postgresql" not in command

@@ -7,7 +7,6 @@ straight to the database, with the store's guards either way.
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import date, datetime, timedelta
 
 from rich.text import Text
@@ -18,6 +17,8 @@ from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from ...events.messages import BLOCK_TIME, BOOK_APPOINTMENT, CANCEL_APPOINTMENT, MOVE_APPOINTMENT, UNBLOCK_TIME
+from ...store.backend import DATABASE_ERRORS
+from ..database_access import Connection
 from ..diary_day import STEP, DiaryColumn, DiaryDay, clinic_store, diary_day
 from ..diary_input import NotUnderstood, minute_text, read_range
 from ..screens.confirm_prompt import ConfirmPrompt
@@ -86,7 +87,7 @@ class DiaryView(Vertical):
         self.day: date | None = None         # None: today
         self.diary: DiaryDay | None = None
         self.moving = None                   # the DiaryEntry being moved, until it is placed
-        self._conn: sqlite3.Connection | None = None
+        self._conn: Connection | None = None
         self._today: date | None = None
         self._drawn_width = -1
 
@@ -98,7 +99,7 @@ class DiaryView(Vertical):
 
     # ------------------------------------------------------------ drawing
 
-    def show(self, conn: sqlite3.Connection | None, today: date) -> None:
+    def show(self, conn: Connection | None, today: date) -> None:
         """Draw the day shown from the database (the app calls this on every refresh)."""
         self._conn, self._today = conn, today
         if conn is None:
@@ -108,7 +109,7 @@ class DiaryView(Vertical):
             if diary == self.diary and self._drawn_width == self.size.width:
                 return           # nothing changed: keep the table (and where it is scrolled to) as it is
             self.diary = diary
-        except sqlite3.OperationalError as exc:   # a database from before the diary: the service upgrades it
+        except DATABASE_ERRORS as exc:   # a database from before the diary: the service upgrades it
             self.diary = None
             self.query_one("#diary-title", Static).update(
                 Text(f"The diary cannot be read yet ({exc}): start the service once to upgrade the database."))

@@ -1,4 +1,5 @@
-"""Live calls: one row per call in progress, updated as its events arrive."""
+"""Live calls: one row per call in progress, updated as its events arrive (with several services watched, a
+first column names the box each call is on)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from .row_table import RowTable, fit
 
 COLUMNS = (("Caller", "who", 16), ("On call", "time", 7), ("State", "state", 18), ("Latency", "latency", 7),
            ("Last said", "said", None))
+BOX_COLUMN = ("Box", "box", 10)
 
 
 def last_said(call: CallTimeline) -> str:
@@ -44,14 +46,16 @@ class LiveCallsView(Vertical):
             self.action = action
             self.call_id = call_id
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, *, boxes: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.columns = (BOX_COLUMN, *COLUMNS) if boxes else COLUMNS
         self._shown: list[CallTimeline] = []
+        self._boxes: dict[str, str] = {}
         self._now = 0.0
 
     def compose(self) -> ComposeResult:
         yield Static(id="live-message", classes="notice")
-        yield RowTable(COLUMNS, min_flex=20, id="live-table")
+        yield RowTable(self.columns, min_flex=20, id="live-table")
 
     @property
     def table(self) -> RowTable:
@@ -65,6 +69,7 @@ class LiveCallsView(Vertical):
 
     def _cells(self, call: CallTimeline, now: float) -> dict[str, Text]:
         return {
+            "box": fit(self._boxes.get(call.call_id), BOX_COLUMN[2]),
             "who": fit(call.who, 16),
             "time": Text(clock_text(call.seconds_on_call(now))),
             "state": fit(call.state or "-", 18),
@@ -72,18 +77,26 @@ class LiveCallsView(Vertical):
             "said": fit(last_said(call), self.table.flex_width()),
         }
 
-    def show(self, calls: list[CallTimeline], now: float, *, connected: bool, socket_path: str) -> None:
-        """Make the rows match `calls` (in order), keeping the cursor on the same call."""
+    def show(self, calls: list[CallTimeline], now: float, *, connected: bool,
+             offline: list[tuple[str, str, str | None]], boxes: dict[str, str] | None = None) -> None:
+        """Make the rows match `calls` (in order), keeping the cursor on the same call. `offline`: (box, where,
+        why) of each service not connected; `boxes`: each call's box, when several services are watched."""
         message = self.query_one("#live-message", Static)
-        if not connected:
+        self._boxes = boxes or {}
+        if not connected and boxes is None:
+            where = offline[0][1] if offline else "its socket"
             message.update(Text("The receptionist service is not running: nothing answers at\n"
-                                f"{socket_path}\n"
+                                f"{where}\n"
                                 "Live calls appear here when it starts; the other screens read the database."))
-        elif not calls:
-            message.update(Text("No calls in progress."))
         else:
-            count = f"{len(calls)} call{'s' if len(calls) != 1 else ''} in progress"
-            message.update(Text(f"{count}. Last said: C = caller, R = receptionist."))
+            if not calls:
+                lines = ["No calls in progress."]
+            else:
+                count = f"{len(calls)} call{'s' if len(calls) != 1 else ''} in progress"
+                lines = [f"{count}. Last said: C = caller, R = receptionist."]
+            lines += [f"! {box} not reachable at {where}: {why or 'not running'}; trying again."
+                      for box, where, why in offline]
+            message.update(Text("\n".join(lines)))
         self._fill(calls, now)
 
     def _fill(self, calls: list[CallTimeline], now: float) -> None:
@@ -99,13 +112,14 @@ class LiveCallsView(Vertical):
             table.clear()
             for call in calls:
                 cells = self._cells(call, now)
-                table.add_row(*(cells[key] for _label, key, _w in COLUMNS), key=call.call_id)
+                table.add_row(*(cells[key] for _label, key, _w in self.columns), key=call.call_id)
             if selected in wanted:
                 table.move_cursor(row=wanted.index(selected))
             return
         for call in calls:
             for key, value in self._cells(call, now).items():
-                table.update_cell(call.call_id, key, value)
+                if key != "box" or self._boxes:
+                    table.update_cell(call.call_id, key, value)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action in ("transfer", "end_call"):
