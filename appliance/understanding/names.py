@@ -310,8 +310,8 @@ _GIVEN_NAME_ARTICLES = frozenset({"an"})
 
 
 def _article_as_given_name(ct: CallerText, j: int, blocked: frozenset[str]) -> bool:
-    """An article that ends its clause, or comes before one name word that ends it ("An Tran"), is a given name:
-    an article always has a noun phrase after it, so "an unusual one" or "an Emma Smith" stay ordinary words."""
+    """An article that ends its clause, or comes before one name word that ends it ("An" and a surname), is a
+    given name: an article always has a noun phrase after it, so "an unusual one" stays ordinary words."""
     tokens = ct.tokens
     if tokens[j] not in _GIVEN_NAME_ARTICLES:
         return False

@@ -157,7 +157,7 @@ ADDRESS = (
          r"\b(?:what is|what are|give me|tell me|need|send me|have) (?:the|your|its|their) (?:street )?address\b",
          r"\baddress(?<!my address)(?<!home address)(?:es)?\b(?! is\b)",
          r"\bdirections\b|\bhow (?:do|can) i (?:get|find) (?:there|to you|you|to the clinic|to it)\b",
-         # "how do I find your Clapham clinic?", "how would we get to the Headingley site?"
+         # "how do I find your <site> clinic?", "how would we get to the <site> site?"
          r"\bhow (?:do|can|would|should|will) (?:i|we) (?:get|find|reach) (?:to )?(?:the|your) (?:\w+ ){0,3}"
          r"(?:clinic|practice|office|site|branch|surgery|location|rooms|centre|center|one)\b",
          r"\bparking\b|\bwhere (?:can|do|should) (?:i|we) park\b",
