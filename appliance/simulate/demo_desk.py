@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from typing import Any, Awaitable, Callable, TypeVar
 
 import numpy as np
@@ -22,8 +23,10 @@ from ..voice import PHONE_RATE
 from .sip_call import free_udp_port
 from .sip_caller_client import CallerAgent
 
+log = logging.getLogger("appliance.sip")
+
 DESK_LINE = "Hello, front desk here. How can I help?"
-CALLER_STAYS_S = 1.5      # the caller hangs up this long after the desk has spoken
+CALLER_STAYS_S = 3.0      # the caller hangs up this long after the desk has spoken (time to watch it joined)
 DESK_QUIET_MS = 600
 
 T = TypeVar("T")
@@ -36,6 +39,7 @@ class DemoDesk:
         port = free_udp_port()          # known before the line starts, which needs the desk's URI
         self.agent = CallerAgent(rate=PHONE_RATE, quiet_ms=DESK_QUIET_MS, sip_port=port)
         self.uri = f"sip:desk@127.0.0.1:{port}"
+        self._line: bytes = b""
 
     async def around(self, call: Awaitable[T]) -> T:
         """`call` (the demo call) with the desk's phone up, answering, for as long as it runs."""
@@ -44,6 +48,7 @@ class DemoDesk:
             await self.agent.start()
             await self.agent.desk("answer")
             watching = asyncio.create_task(self._watch())
+            self._line = await asyncio.to_thread(self._desk_line)
         except BaseException:
             getattr(call, "close", lambda: None)()   # a coroutine never started: no "never awaited" warning
             await self.agent.close()
@@ -71,9 +76,8 @@ class DemoDesk:
     async def caller_joined(self, caller: CallerAgent) -> None:
         """The desk is joined with the caller (play_over_sip's on_joined): the desk speaks, then the caller
         hangs up."""
-        pcm = await asyncio.to_thread(self._desk_line)
         self.say(f'front desk: "{DESK_LINE}"')
-        await self.agent.say(pcm, PHONE_RATE)
+        await self.agent.say(self._line, PHONE_RATE)
         with contextlib.suppress(asyncio.TimeoutError):
             await caller.until_quiet(timeout=10)
         await asyncio.sleep(CALLER_STAYS_S)
@@ -84,10 +88,13 @@ class DemoDesk:
         """The desk's words in the receptionist's Piper voice (a person's voice is not to hand), else a tone."""
         cache = getattr(self.runtime, "speech_cache", None)
         if cache is not None:
-            with contextlib.suppress(Exception):
+            try:
                 cache.warm([DESK_LINE], PHONE_RATE)
                 pcm = cache.get(DESK_LINE, PHONE_RATE)
                 if pcm:
                     return pcm
+            except Exception as exc:
+                log.warning("the demo desk's line could not be spoken (%s); the desk answers with a tone",
+                            type(exc).__name__)
         t = np.arange(int(1.5 * PHONE_RATE)) / PHONE_RATE
         return (0.4 * 32767 * np.sin(2 * np.pi * 440 * t)).astype(np.int16).tobytes()
