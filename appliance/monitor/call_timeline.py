@@ -221,7 +221,8 @@ def result_summary(name: str, kind: str, result: dict[str, Any]) -> str:
         return f"to {result.get('number')}"
     if name == "DeskLeg":       # the phone line called the front desk (warm transfer, listen-in, take-over)
         text = f"{result.get('answer')} after {result.get('waited_s')} s"
-        return text + (f"; brief: {result['brief']}" if result.get("brief") else "")
+        text += ", connected with the caller" if result.get("connected") else ", not connected"
+        return text + (f"; brief to the desk: {result['brief']}" if result.get("brief") else "")
     if name == "GetCurrentlyBookedAppts":
         appts = result.get("appointments") or []
         return f"{len(appts)} upcoming"

@@ -70,6 +70,9 @@ class LivePrinter:
         if self.show_said:
             click.echo(click.style("  caller:       ", fg="yellow") + text)
 
+    def desk(self, text: str) -> None:
+        click.echo(click.style("  front desk:   ", fg="magenta") + text)
+
     def event(self, event: CallEvent) -> None:
         if event.kind == "heard":
             heard = event.text or ("(STT failed)" if event.data.get("stt_failed") else "(no words)")
@@ -80,6 +83,14 @@ class LivePrinter:
             click.echo(click.style("      (the caller spoke over the agent: agent stopped)", dim=True))
         elif event.kind == "failure":
             click.echo(click.style(f"      ({event.text} failed; the call carries on)", fg="red"))
+        elif event.kind == "desk_leg":
+            data = event.data
+            if data.get("brief"):
+                self.desk(f'brief to the desk: "{data["brief"]}"')
+            if data.get("connected"):
+                self.desk(f"connected: the front desk is joined with the caller after {data.get('waited_s')} s")
+            else:
+                self.desk(f"not connected ({data.get('answer')}): back to the caller")
         elif event.kind == "turn" and event.timing is not None:
             timing = event.timing
             click.echo(click.style("  receptionist: ", fg="cyan") + timing.agent_text)
@@ -102,12 +113,15 @@ def spoken_demo(scenario, clinic, flow, *, db_path: Path, wav_path: Path, fast: 
     click.echo(click.style(f"{clinic.profile().name}: spoken demo call from {scenario.caller_id or 'a withheld number'}"
                            f" ({how})", bold=True))
     if sip:
+        from .demo_desk import DemoDesk
         from .sip_call import SipLine, play_over_sip
 
-        with SipLine(flow, runtime, max_calls=1) as line:
-            result = asyncio.run(play_over_sip((scenario, clinic), flow, runtime, line=line, db_path=db_path,
-                                               on_event=printer.event, on_said=printer.said, label=label,
-                                               record=wav_path, publisher=publisher))
+        desk = DemoDesk(runtime, say=printer.desk)     # the front desk's phone, a second SIP party
+        with SipLine(flow, runtime, max_calls=1, desk_uri=desk.uri) as line:
+            result = asyncio.run(desk.around(play_over_sip(
+                (scenario, clinic), flow, runtime, line=line, db_path=db_path, on_event=printer.event,
+                on_said=printer.said, label=label, record=wav_path, publisher=publisher,
+                on_joined=desk.caller_joined)))
     else:
         result = asyncio.run(play_spoken((scenario, clinic), flow, runtime, fast=fast, db_path=db_path,
                                          on_event=printer.event, on_said=printer.said, label=label, keep_tape=True,

@@ -17,6 +17,10 @@ so afterwards the same checks run as in `play_spoken`.
     print(result.verdict.line())
     line.stop()
 
+With `desk_uri` the line puts a caller who asks for a person through warmly (`[sip] transfer = "warm"`) to that
+URI (the demo's front desk, `demo_desk.py`); `play_over_sip(..., on_joined=...)` is then told, with the caller's
+agent, once the desk is joined with the caller. Otherwise transfers have nowhere to go (`transfer_uri` "").
+
 Calls may run at once (up to `max_calls`); calls with the same caller ID are
 placed one after the other, since the caller ID is how an incoming call finds
 its scenario.
@@ -31,7 +35,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from ..engine.flow import Flow
 from ..voice import PHONE_RATE, CallEvent
@@ -106,8 +110,9 @@ class ExpectedCall:
 class SipLine:
     """The phone service on a loopback port with an engine factory that hands each call its scenario's engine."""
 
-    def __init__(self, flow: Flow, runtime: Any, *, max_calls: int = 4, settings: Any = None):
+    def __init__(self, flow: Flow, runtime: Any, *, max_calls: int = 4, settings: Any = None, desk_uri: str = ""):
         self.flow = flow
+        self.desk_uri = desk_uri
         self.runtime = runtime
         self.max_calls = max_calls
         self.settings = settings or runtime.settings
@@ -132,7 +137,8 @@ class SipLine:
         sip = self.settings.sip.model_copy(update={
             "mode": "peer", "bind_address": "127.0.0.1", "port": free_udp_port(), "transports": ("udp",),
             "rtp_port": 10000 + 2 * (free_udp_port() % 5000), "max_calls": self.max_calls, "record_calls": False,
-            "allowed_peers": ("127.0.0.1/32",), "transfer_uri": ""})
+            "allowed_peers": ("127.0.0.1/32",), "transfer_uri": self.desk_uri,
+            "transfer": "warm" if self.desk_uri else "blind"})
         settings = self.settings.model_copy(update={"sip": sip})
         self.service = PhoneService(settings, runtime=self.runtime, engine_factory=self._engine_for,
                                     on_event=self._route, serve_monitor=False)
@@ -216,12 +222,15 @@ async def play_over_sip(source: str | Path | tuple[Scenario, Any], flow: Flow, r
                         on_event: Callable[[CallEvent], None] | None = None,
                         on_said: Callable[[str], None] | None = None, label: str | None = None,
                         record: str | Path | None = None, publisher: Any = None,
-                        limit_s: float = CALL_LIMIT_S, caller: CallerSetup = CallerSetup()) -> SpokenResult:
+                        limit_s: float = CALL_LIMIT_S, caller: CallerSetup = CallerSetup(),
+                        on_joined: Callable[[CallerAgent], Awaitable[None]] | None = None) -> SpokenResult:
     """Play one scenario as a SIP call to `line` by `caller`; never raises for a broken scenario or call (it
     fails instead; a `clean` line raises LineNotOverSip before any call).
 
     `record`: a stereo WAV of the call as the caller heard it (caller left, receptionist right);
-    `publisher`: shows the call in `appliance monitor` (see events.serve_for_demo)."""
+    `publisher`: shows the call in `appliance monitor` (see events.serve_for_demo);
+    `on_joined(caller's agent)`: run once a warm transfer has joined the caller with the front desk (the call
+    stays up until a side hangs up, so this is what ends it)."""
     check_sip_line(caller)
     path, loaded, invalid = source_scenario(source, label)
     if invalid is not None:
@@ -231,14 +240,14 @@ async def play_over_sip(source: str | Path | tuple[Scenario, Any], flow: Flow, r
         database = Path(db_path) if db_path is not None else Path(scratch) / "scenario.db"
         try:
             return await _play(path, scenario, clinic, flow, runtime, line, database, on_event, on_said, record,
-                               publisher, limit_s, caller)
+                               publisher, limit_s, caller, on_joined)
         except Exception as exc:  # one broken call is that scenario's failure
             return crashed(path, scenario, exc)
 
 
 async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, line: SipLine,
-                database: Path, on_event, on_said, record, publisher, limit_s: float, caller: CallerSetup
-                ) -> SpokenResult:
+                database: Path, on_event, on_said, record, publisher, limit_s: float, caller: CallerSetup,
+                on_joined) -> SpokenResult:
     started = time.perf_counter()
     voice = await asyncio.to_thread(caller.voice_for, runtime, PHONE_RATE, scenario.name, codec=False)
     await asyncio.to_thread(_warm, scenario, clinic, flow, runtime, voice, line.rate)
@@ -251,7 +260,8 @@ async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime
         if background:
             await agent.background(background, PHONE_RATE)
         await agent.call(line.uri, caller_id=sip_user(scenario.caller_id))
-        summary, said = await asyncio.wait_for(_converse(expected, agent, voice, scenario, on_said), limit_s)
+        summary, said = await asyncio.wait_for(_converse(expected, agent, voice, scenario, on_said, on_joined),
+                                             limit_s)
     finally:
         line.release(expected)
         await agent.close()
@@ -271,8 +281,19 @@ def _warm(scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, voice: Call
 
 
 async def _converse(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoice, scenario: Scenario,
-                    on_said: Callable[[str], None] | None) -> tuple[Any, list[str]]:
+                    on_said: Callable[[str], None] | None, on_joined=None) -> tuple[Any, list[str]]:
     """Answer each agent turn from the script until the service reports the call over: (CallSummary, lines said)."""
+    joined: list[asyncio.Task] = []
+    try:
+        return await _answer_turns(expected, agent, voice, scenario, on_said, on_joined, joined)
+    finally:
+        for task in joined:
+            task.cancel()
+
+
+async def _answer_turns(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoice, scenario: Scenario,
+                        on_said: Callable[[str], None] | None, on_joined, joined: list[asyncio.Task]
+                        ) -> tuple[Any, list[str]]:
     caller = SimulatedCaller(scenario.caller)
     said: list[str] = []
     while True:
@@ -282,6 +303,10 @@ async def _converse(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoi
             raise CallerAgentError("the line went down but the phone service never reported the call over") from None
         if event.kind == "call_finished":
             return event.data.get("summary"), said
+        if (event.kind == "desk_leg" and event.data.get("connected") and on_joined is not None
+                and not agent.ended.is_set()):
+            joined.append(asyncio.ensure_future(on_joined(agent)))
+            continue
         if event.kind != "turn" or event.timing is None or agent.ended.is_set():
             continue
         move = caller_move(caller, event.timing)

@@ -289,7 +289,7 @@ class FrontDesk:
         except Exception as exc:
             log.error("call %s: the desk leg was not recorded (%s)", s.call_id, type(exc).__name__)
         s.service.emit(s.call_id, _event("desk_leg", purpose=purpose, connected=connected, answer=answer,
-                                         waited_s=round(waited_s, 1), by=by))
+                                         waited_s=round(waited_s, 1), by=by, brief=brief))
 
 
 def _recap(engine: Any) -> Any:

@@ -86,3 +86,19 @@ def test_kinds_the_monitor_does_not_know_are_shown_as_they_are():
     call = board.get("c")
     assert call.turns[0].steps[0].text == "! escalation: reason caller upset" and not call.turns[0].steps[0].ok
     assert call.last_latency_ms == 812.0
+
+
+def test_a_desk_leg_says_whether_the_desk_was_connected_and_what_it_was_told():
+    from appliance.monitor.widgets.transcript_view import transcript_text
+
+    board = LiveBoard()
+    board.apply(CallEvent("call_started", "c", {"caller_id": "123"}, seq=1, ts=1.0))
+    for seq, connected, answer in ((2, False, "no answer"), (3, True, "answered")):
+        board.apply(CallEvent("tool_call", "c", {
+            "turn_seq": 4, "name": "DeskLeg", "result_kind": "ok", "duration_ms": 8000.0,
+            "arguments": {"purpose": "warm_transfer", "desk": "sip:desk@127.0.0.1:5062", "by": None},
+            "result": {"connected": connected, "answer": answer, "waited_s": 8.0, "brief": "A caller for you."}},
+            seq=seq, ts=float(seq)))
+    text = transcript_text(board.get("c")).plain
+    assert "no answer after 8.0 s, not connected; brief to the desk: A caller for you." in text
+    assert "answered after 8.0 s, connected with the caller; brief to the desk: A caller for you." in text
