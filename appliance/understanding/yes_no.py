@@ -46,6 +46,10 @@ _YES_HEAD = re.compile(
     r"(?:ok|all right|sure|fine|perfect|great|good|lovely|cool|right|brilliant|excellent|awesome|beautiful|"
     r"wonderful|fantastic|sweet|done deal|deal|certainly|correct|exactly|absolutely|definitely|of course|indeed)\b(?! (?:morning|afternoon|evening|day|night|luck|question)\b)")
 
+_ANOTHER_TIME = re.compile(r"\b(?:(?<!see you )(?<!catch you )(?<!talk to you )(?<!speak to you )(?<!see ya )later|"
+                           r"earlier|instead|another (?:day|time|one)|different (?:day|time|one)|"
+                           r"some other (?:day|time))\b")
+
 NO_RULES = RuleSet(
     rule("no", "high",
          r"\bno (?:thanks|thank you|thankyou|ta)\b",
@@ -159,6 +163,8 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
 
     for pos in yes_heads:
         m = _YES_HEAD.match(text, pos)
+        if m and _ANOTHER_TIME.search(text):
+            continue   # "good, could we do a bit later?": a word of assent leading into a change is no yes
         if m and not ("yes" in hits and hits["yes"].confidence == "high"):
             strong = m.group(0) in ("correct", "exactly", "absolutely", "definitely", "of course", "certainly")
             add_hit(hits, "yes", "high" if strong else "medium", pos, EVIDENCE["yes"])

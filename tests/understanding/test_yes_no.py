@@ -154,3 +154,14 @@ def test_done_alone_which_a_hum_is_written_as_is_no_yes(written) -> None:
 @pytest.mark.parametrize("said", ["done deal", "deal", "yes, done", "Done, book it"])
 def test_agreement_around_done_is_still_a_yes(said) -> None:
     assert "yes" in intent_names(hear(said, "confirm"))
+
+
+@pytest.mark.parametrize("said", ["Good we do a bit later.", "Good, could we do a bit earlier?",
+                                  "fine, but another day would be better", "great, something later instead"])
+def test_a_word_of_assent_leading_into_a_change_of_time_is_no_yes(said) -> None:
+    assert "yes" not in intent_names(hear(said, "confirm"))
+
+
+@pytest.mark.parametrize("said", ["Perfect, see you later", "lovely, catch you later", "Good, we can do that"])
+def test_assent_with_a_later_goodbye_is_still_a_yes(said) -> None:
+    assert "yes" in intent_names(hear(said, "confirm"))
