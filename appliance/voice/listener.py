@@ -83,6 +83,7 @@ from pipecat.frames.frames import (
 )
 from pipecat.processors.frame_processor import FrameDirection
 from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
+from pipecat.services.settings import STTSettings
 from pipecat.services.stt_service import STTService
 from pipecat.utils.time import time_now_iso8601
 
@@ -175,7 +176,9 @@ class CallerListener(STTService):
                  call_id: str = "-", on_barge_in: Callable[[float], None] | None = None,
                  turn_analyzer: QuestionTurnAnalyzer | None = None, **kwargs):
         # the caller's audio stops here: nothing after the ears needs it
-        super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs)
+        model = getattr(transcriber, "model_dir", None)
+        super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs,
+                         settings=STTSettings(model=str(model) if model else None, language="en"))
         self.transcriber = transcriber
         self.rate = rate
         self.vad_start_secs = vad_start_secs

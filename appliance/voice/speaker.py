@@ -44,6 +44,7 @@ from pipecat.frames.frames import (
     TTSUpdateSettingsFrame,
 )
 from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TTSService
 
 from .frames import AgentSpeechFrame, SpeechMarkFrame
@@ -63,7 +64,9 @@ _PIPECAT_TTS_FRAMES = (SystemFrame, EndFrame, TextFrame, AggregatedTextFrame, TT
 class PiperSpeaker(TTSService):
     def __init__(self, synthesizer: PiperSynthesizer, cache: SpeechCache, rate: int, *, call_id: str = "-",
                  on_failure: Callable[[AgentSpeechFrame, str], None] | None = None, **kwargs):
-        super().__init__(sample_rate=rate, push_start_frame=True, push_stop_frames=True, **kwargs)
+        voice = getattr(synthesizer, "voice_path", None)
+        super().__init__(sample_rate=rate, push_start_frame=True, push_stop_frames=True,
+                         settings=TTSSettings(model=None, voice=voice.stem if voice else None, language="en"), **kwargs)
         self.synthesizer = synthesizer
         self.cache = cache
         self.rate = rate
