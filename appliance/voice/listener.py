@@ -1,8 +1,9 @@
-"""The agent's ears: from VAD events and audio to finished, transcribed caller turns.
+"""The agent's ears, a Pipecat STT service: from VAD events and audio to finished, transcribed caller turns.
 
 Sits after Pipecat's VADProcessor. It keeps the audio of the utterance under
 way (with a little audio from before the VAD fired, so the first syllable is
-not lost) and decides when the caller's turn is over:
+not lost) and decides when the caller's turn is over, asking its turn analyser
+(`turn_analyzer.QuestionTurnAnalyzer`, a Pipecat BaseTurnAnalyzer) at the VAD's pause:
 
 - with Smart Turn on, the VAD reports a short pause (`SMART_TURN_PAUSE_S`)
   and Smart Turn judges whether the utterance sounds finished: if so the turn

@@ -8,7 +8,10 @@ whole of `[voice] vad_stop_secs`).
 
 The caller listener holds the utterance's audio itself (with pre-roll and reopened pauses), so it hands the
 analyser the whole utterance (`clear`, then `append_audio`) before asking; the audio is taken when asked, so a
-newer utterance appended while an older answer is being worked out does not change that answer.
+newer utterance appended while an older answer is being worked out does not change that answer. Being a
+BaseTurnAnalyzer, it also serves in Pipecat's own turn handling
+(`TurnAnalyzerUserTurnStopStrategy(turn_analyzer=QuestionTurnAnalyzer(smart_turn))`), which feeds it the line's
+audio as it comes.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ class QuestionTurnAnalyzer(BaseTurnAnalyzer):
         return self._params
 
     def append_audio(self, buffer: bytes, is_speech: bool) -> EndOfTurnState:
-        self._audio.append(buffer)
+        if is_speech or self._audio:   # quiet before the first speech is not the utterance's
+            self._audio.append(buffer)
         return EndOfTurnState.INCOMPLETE
 
     def clear(self) -> None:
