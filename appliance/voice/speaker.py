@@ -25,9 +25,7 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Callable
-
-from typing import AsyncGenerator
+from typing import AsyncGenerator, Callable
 
 from pipecat.frames.frames import (
     AggregatedTextFrame,
@@ -89,8 +87,8 @@ class PiperSpeaker(TTSService):
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
         """Pipecat's text to speech: phrase by phrase, the cached ones from the cache."""
         cached = self.cache.get(text, self.rate)
-        for pcm in [cached] if cached is not None else []:
-            yield TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1, context_id=context_id)
+        if cached is not None:
+            yield TTSAudioRawFrame(audio=cached, sample_rate=self.rate, num_channels=1, context_id=context_id)
             return
         async for pcm in self._synthesise(text):
             yield TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1, context_id=context_id)
