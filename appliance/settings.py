@@ -99,6 +99,33 @@ class VoiceSettings(Section):
     stt_beam_size: int = Field(1, ge=1, le=10)
     # below about 8 s Whisper has too little quiet after the words to end on, and repeats them
     stt_window_s: float = Field(10.0, ge=8, le=30)
+    # who hears the caller and who speaks: "appliance" (its own Pipecat services: the question's prompt, decoding
+    # while the caller speaks, the speech cache), "whisper" / "piper" (Pipecat's own, on the same local model
+    # files), or the dotted path of a Pipecat STT / TTS service class; the options are its keyword arguments
+    # (`settings`, a table, its Settings). See appliance/voice/service_choice.py.
+    stt_service: str = Field("appliance", min_length=1)
+    stt_options: dict[str, Any] = Field(default_factory=dict)
+    tts_service: str = Field("appliance", min_length=1)
+    tts_options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _services_can_be_built(self) -> VoiceSettings:
+        for kind in ("stt", "tts"):
+            name, options = getattr(self, f"{kind}_service"), getattr(self, f"{kind}_options")
+            if name == "appliance" and not options:
+                continue   # the default needs no Pipecat import to check
+            from .voice.service_choice import ServiceChoiceError, check_choice, service_class
+
+            if name != "appliance":
+                try:
+                    service_class(kind, name)
+                except ServiceChoiceError as exc:
+                    raise _At((f"{kind}_service",), str(exc)) from None
+            try:
+                check_choice(kind, name, options)
+            except ServiceChoiceError as exc:
+                raise _At((f"{kind}_options",), str(exc)) from None
+        return self
 
     @field_validator("silence_checkins_s")
     @classmethod

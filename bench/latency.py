@@ -196,7 +196,10 @@ def comparison(one: dict, stock: dict) -> list[str]:
         "call assembled from Pipecat's own parts with their defaults (`bench/stock_pipeline.py`: "
         "`SileroVADAnalyzer()`, `WhisperSTTService` on the same CTranslate2 folder, Pipecat's default user turn "
         "strategies (Smart Turn v3), `PiperTTSService` on the same joe voice file; both load offline from the "
-        "local files).", "",
+        "local files). It is the appliance's own `VoiceCall` with `[voice] stt_service = \"whisper\"` and "
+        "`tts_service = \"piper\"`: the two differ only in the VAD's settings, the STT service (decoding while "
+        "the caller speaks, the question's prompt), the turn analyser (told the question) and the TTS service "
+        "(phrase by phrase, the speech cache).", "",
         "| pipeline | replies | heard p50 | p95 | interruptions | greeting (worst) | scenarios passed | caller WER |",
         "|---|---|---|---|---|---|---|---|",
         *(f"| {name} | {level['turns']} | {fmt(level['p50'])} | {fmt(level['p95'])} | {level['interruptions']} "

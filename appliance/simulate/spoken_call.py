@@ -150,7 +150,8 @@ class ScenarioCall:
         speak again before hearing the answer to the whole of it)."""
         listener = self.call.listener
         waited = 0.0
-        while (self.line.speaking or listener._utt is not None or listener._pending is not None) and waited < limit_s:
+        while (self.line.speaking or (listener is not None and (listener._utt is not None
+                                                                 or listener._pending is not None))) and waited < limit_s:
             await asyncio.sleep(0.05)
             waited += 0.05
         heard = sum(1 for e in self.events if e.kind == "heard" and (e.text or e.data.get("stt_failed")

@@ -5,8 +5,11 @@ Only this package imports pipecat. Its parts, by role:
 - `runtime.py`: the models, loaded once per process (Whisper, Piper, Silero, Smart Turn, the LLM);
 - `stt.py`, `tts.py`, `turn_detection.py`, `speech_cache.py`: the model wrappers;
 - `call.py`: one call's pipeline (`VoiceCall`), built from
-  `listener.py` (turn ends, barge-in, STT), `conversation.py` (the EngineProcessor),
-  `speaker.py` (Piper TTS) and `playback.py` (what was played, when);
+  `listener.py` (the STT service: turn ends, barge-in, Whisper), `turn_analyzer.py` (the turn's end as a
+  Pipecat turn analyser), `conversation.py` (the EngineProcessor), `speaker.py` (the TTS service: Piper and the
+  speech cache) and `playback.py` (what was played, when); `service_choice.py` puts another Pipecat STT or TTS
+  service in their place (`[voice] stt_service`, `tts_service`), with `transcript_turns.py` and `tts_handoff.py`
+  between it and the engine processor;
 - `engine_host.py`: the thread a call's engine and call record live on;
 - `transports/`: the in-memory line, and the pumped input every line's input is built on.
 

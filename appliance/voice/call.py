@@ -1,8 +1,12 @@
 """One phone call through one Pipecat pipeline.
 
-    transport.input -> VADProcessor (Silero) -> CallerListener (Smart Turn, Whisper)
-        -> EngineProcessor (the engine, on the call's EngineHost thread)
-        -> PiperSpeaker -> transport.output -> PlaybackMonitor
+    transport.input -> VADProcessor (Silero) -> CallerListener (Pipecat STT service: Whisper, turn ends by
+        a QuestionTurnAnalyzer on Smart Turn) -> EngineProcessor (the engine, on the call's EngineHost thread)
+        -> PiperSpeaker (Pipecat TTS service: Piper and the speech cache) -> transport.output -> PlaybackMonitor
+
+With another Pipecat STT service named in `[voice] stt_service` the ears are that service, Pipecat's
+UserTurnProcessor (its default turn strategies) and TranscriptTurns; with another TTS service, TTSHandoff and
+that service (see service_choice.py).
 
     call = VoiceCall(runtime, transport=LineTransport(...), host=host, engine=engine,
                      call_info=CallInfo(caller_id="+61..."))
@@ -21,11 +25,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipecat.audio.vad.vad_analyzer import VAD_STOP_SECS
 from pipecat.frames.frames import EndFrame
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams, PipelineWorker
 from pipecat.processors.audio.vad_processor import VADProcessor
 from pipecat.transports.base_transport import BaseTransport
+from pipecat.turns.user_turn_processor import UserTurnProcessor
 from pipecat.workers.runner import WorkerRunner
 
 from ..engine.types import CallInfo, TurnResult
@@ -34,8 +40,11 @@ from .engine_host import EngineHost
 from .listener import CallerListener
 from .playback import PlaybackMonitor
 from .runtime import VoiceRuntime
+from .service_choice import APPLIANCE, build_service, local_model_options
 from .speaker import PiperSpeaker
 from .stt import hotwords_for
+from .transcript_turns import TranscriptTurns
+from .tts_handoff import TTSHandoff
 
 log = logging.getLogger("appliance.voice")
 
@@ -64,21 +73,48 @@ class VoiceCall:
         self.host = host
         self.engine = engine
         self.call_id = call_id or call_info.call_id or "-"
-        hotwords = hotwords_for(engine.catalog, engine.profile) if voice.stt_hotwords else ""
         self.conversation = EngineProcessor(
             host=host, engine=engine, call_info=call_info, filler_after_ms=voice.filler_after_ms,
             silence_checkins_s=voice.silence_checkins_s, rephraser=runtime.rephraser,
             timezone=engine.profile.timezone, on_event=on_event, on_transfer=on_transfer, call_id=self.call_id)
+        ears = self._ears(runtime, engine, rate, on_event)
+        self._build([*ears, self.conversation, *self._voice(runtime, rate)], transport, rate)
+
+    def _ears(self, runtime: VoiceRuntime, engine: Any, rate: int, on_event: EventSink | None) -> list:
+        """VAD, STT service and turn ends: the appliance's own listener, or the Pipecat service `[voice]` names
+        with Pipecat's own turn handling."""
+        voice = runtime.settings.voice
+        if voice.stt_service != APPLIANCE:
+            self.listener = None
+            stt = build_service("stt", voice.stt_service, voice.stt_options,
+                                local_model_options("stt", voice.stt_service, runtime))
+            analyzer = self.vad_analyzer(VAD_STOP_SECS)
+            self.vad = VADProcessor(vad_analyzer=analyzer)
+            return [self.vad, stt, UserTurnProcessor(), TranscriptTurns(analyzer.params.stop_secs)]
+        hotwords = hotwords_for(engine.catalog, engine.profile) if voice.stt_hotwords else ""
         self.listener = CallerListener(
             transcriber=runtime.transcriber, rate=rate, vad_start_secs=voice.vad_start_secs,
             vad_stop_secs=voice.vad_stop_secs, smart_turn=runtime.smart_turn, barge_in_min_s=voice.barge_in_min_s,
             hotwords=hotwords, call_id=self.call_id,
             on_barge_in=lambda at: on_event and on_event(_barge_in_event(at)))
         self.conversation.listener = self.listener
-        self.vad = VADProcessor(vad_analyzer=runtime.vad_analyzer(stop_secs=self.listener.vad_pause_secs))
+        self.vad = VADProcessor(vad_analyzer=self.vad_analyzer(self.listener.vad_pause_secs))
+        return [self.vad, self.listener]
+
+    def _voice(self, runtime: VoiceRuntime, rate: int) -> list:
+        """The TTS service: the appliance's own speaker, or the Pipecat service `[voice]` names."""
+        voice = runtime.settings.voice
+        if voice.tts_service != APPLIANCE:
+            self.speaker = build_service("tts", voice.tts_service, voice.tts_options,
+                                         local_model_options("tts", voice.tts_service, runtime))
+            return [TTSHandoff(), self.speaker]
         self.speaker = PiperSpeaker(runtime.synthesizer, runtime.speech_cache, rate, call_id=self.call_id,
                                     on_failure=self.conversation.on_tts_failure)
-        self._build([self.vad, self.listener, self.conversation, self.speaker], transport, rate)
+        return [self.speaker]
+
+    def vad_analyzer(self, stop_secs: float):
+        """The call's VAD (its own stream state on the shared Silero session)."""
+        return self.runtime.vad_analyzer(stop_secs=stop_secs)
 
     def _build(self, processors: list, transport: BaseTransport, rate: int) -> None:
         """The pipeline: the transport's input, `processors`, its output, then the playback monitor."""

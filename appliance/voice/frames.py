@@ -1,7 +1,8 @@
 """The voice pipeline's own frames, all in one place (Pipecat's frames carry the audio).
 
-    transport in -> VAD -> CallerListener --CallerTurnFrame--> EngineProcessor
-        --AgentSpeechFrame--> PiperSpeaker --SpeechMarkFrame + TTS audio--> transport out -> PlaybackMonitor
+    transport in -> VAD -> CallerListener (STT service) --CallerTurnFrame--> EngineProcessor
+        --AgentSpeechFrame--> PiperSpeaker (TTS service) --SpeechMarkFrame + TTS audio--> transport out
+        -> PlaybackMonitor
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
-"""The agent's ears: from VAD events and audio to finished, transcribed caller turns.
+"""The agent's ears, a Pipecat STT service: from VAD events and audio to finished, transcribed caller turns.
 
 Sits after Pipecat's VADProcessor. It keeps the audio of the utterance under
 way (with a little audio from before the VAD fired, so the first syllable is
-not lost) and decides when the caller's turn is over:
+not lost) and decides when the caller's turn is over, asking its turn analyser
+(`turn_analyzer.QuestionTurnAnalyzer`, a Pipecat BaseTurnAnalyzer) at the VAD's pause:
 
 - with Smart Turn on, the VAD reports a short pause (`SMART_TURN_PAUSE_S`)
   and Smart Turn judges whether the utterance sounds finished: if so the turn
@@ -68,30 +69,34 @@ import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import AsyncGenerator, Callable
 
 import numpy as np
 
+from pipecat.audio.turn.base_turn_analyzer import EndOfTurnState
 from pipecat.frames.frames import (
     BotStartedSpeakingFrame,
     BotStoppedSpeakingFrame,
     Frame,
     InputAudioRawFrame,
+    TranscriptionFrame,
     VADUserStartedSpeakingFrame,
     VADUserStoppedSpeakingFrame,
 )
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.settings import STTSettings
+from pipecat.services.stt_service import STTService
+from pipecat.utils.time import time_now_iso8601
 
 from ..understanding import Question
-from .audio import to_float
 from .frames import CallerTurnFrame
 from .stt import Transcript, WhisperTranscriber
+from .turn_analyzer import QuestionTurnAnalyzer, answer_looks_complete, completes_sooner  # noqa: F401 (tests' names)
 from .turn_detection import SmartTurn
 
 log = logging.getLogger("appliance.voice")
 
 SMART_TURN_PAUSE_S = 0.2   # the pause at which Smart Turn is asked (with Smart Turn on)
-SMART_TURN_COMPLETE = 0.5  # Smart Turn probability from which an utterance counts as finished
 PRE_ROLL_S = 0.6           # audio kept from before the VAD's start: a short "Hi," or "yes," before a pause is otherwise lost
 HISTORY_S = 8.0           # line audio kept: pre-roll, and the gap when a finished utterance is reopened
 # a short sound dropped over the agent's last words ("Yes," as the agent finishes) starts the caller's
@@ -161,23 +166,32 @@ class _Utterance:
     early_covers: int = -1            # the loud_until that transcript covers
 
 
-class CallerListener(FrameProcessor):
+class CallerListener(STTService):
+    """The appliance's transcriber as a Pipecat STT service: Whisper with the question's prompt, decoding while the
+    caller speaks, and the turn's end (`turn_analyzer`, a `QuestionTurnAnalyzer`) decided here, where the audio
+    is. A finished turn goes on as a CallerTurnFrame; `run_stt` transcribes a whole segment as any Pipecat STT
+    service does (TranscriptionFrame), for a pipeline that segments the audio itself."""
+
     def __init__(self, *, transcriber: WhisperTranscriber, rate: int, vad_start_secs: float, vad_stop_secs: float,
                  smart_turn: SmartTurn | None = None, barge_in_min_s: float = 0.5, hotwords: str = "",
-                 call_id: str = "-", on_barge_in: Callable[[float], None] | None = None, **kwargs):
-        super().__init__(**kwargs)
+                 call_id: str = "-", on_barge_in: Callable[[float], None] | None = None,
+                 turn_analyzer: QuestionTurnAnalyzer | None = None, **kwargs):
+        # the caller's audio stops here: nothing after the ears needs it
+        model = getattr(transcriber, "model_dir", None)
+        super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs,
+                         settings=STTSettings(model=str(model) if model else None, language="en"))
         self.transcriber = transcriber
         self.rate = rate
         self.vad_start_secs = vad_start_secs
         self.vad_stop_secs = vad_stop_secs
-        self.smart_turn = smart_turn
+        self.turn_analyzer = turn_analyzer or QuestionTurnAnalyzer(smart_turn, sample_rate=rate)
+        self.turn_analyzer.set_sample_rate(rate)
         self.barge_in_min_s = barge_in_min_s
         self.hotwords = hotwords
         self.turn_hotwords = ""    # what the next answer is likely to hold (set by the EngineProcessor)
         self.call_id = call_id
         self.on_barge_in = on_barge_in
         self.accepting = True
-        self.question: Question | None = None   # the question just asked (set by the EngineProcessor)
         self.agent_speaking = False
         self.clock: Callable[[], float] = time.time   # wall time (a test may stand in for it)
         self.stt_failures = 0
@@ -190,6 +204,19 @@ class CallerListener(FrameProcessor):
         self._floor = 0                           # no utterance starts before this sample (the last one's end)
 
     @property
+    def question(self) -> Question | None:
+        """The question just asked (set by the EngineProcessor): its prompt, patience and how soon it is answered."""
+        return self.turn_analyzer.question
+
+    @question.setter
+    def question(self, question: Question | None) -> None:
+        self.turn_analyzer.question = question
+
+    @property
+    def smart_turn(self) -> SmartTurn | None:
+        return self.turn_analyzer.smart_turn
+
+    @property
     def prompt_words(self) -> str:
         # alone: behind the clinic's long list of names they no longer steer Whisper ("First day evening")
         return self.turn_hotwords or self.hotwords
@@ -197,15 +224,12 @@ class CallerListener(FrameProcessor):
     @property
     def vad_pause_secs(self) -> float:
         """The quiet after which the VAD reports a stop."""
-        return min(SMART_TURN_PAUSE_S, self.vad_stop_secs) if self.smart_turn else self.vad_stop_secs
+        return min(SMART_TURN_PAUSE_S, self.vad_stop_secs) if self.smart_turn is not None else self.vad_stop_secs
 
     # ------------------------------------------------------------ frames
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
-        if isinstance(frame, InputAudioRawFrame):
-            self._audio(frame.audio)
-            return  # nothing after this processor needs the caller's audio
+        # the line's audio, the agent's speaking and the VAD's events are this service's to read before they go on
         if isinstance(frame, BotStartedSpeakingFrame):
             self.agent_speaking = True
             log.debug("call %s: agent speaking (line %.2f s)", self.call_id, self._samples / self.rate)
@@ -217,7 +241,18 @@ class CallerListener(FrameProcessor):
             self._speech_started()
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
             self._speech_stopped()
-        await self.push_frame(frame, direction)
+        await super().process_frame(frame, direction)
+
+    async def process_audio_frame(self, frame: InputAudioRawFrame, direction: FrameDirection):
+        if not self._muted:
+            self._audio(frame.audio)
+
+    async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame | None, None]:
+        """A whole segment transcribed with the question's prompt (Pipecat's STT service contract)."""
+        heard: Transcript = await self._transcribe(audio)
+        if heard.has_words:
+            yield TranscriptionFrame(text=heard.text, user_id=self._user_id, timestamp=time_now_iso8601(),
+                                     finalized=True)
 
     def _agent_stopped(self) -> None:
         self.agent_speaking = False
@@ -396,7 +431,7 @@ class CallerListener(FrameProcessor):
             elif self._early_transcript(utt) is not None:   # ... unless what was said is already the whole answer
                 self.create_task(self._finish_if_complete(utt, utt.generation))
             return
-        if self.smart_turn is None or completes_sooner(self.question):
+        if self.turn_analyzer.ends_at_pause():
             self._finish(utt)   # the hand-over's quiet (see _transcribe_turn) keeps a sentence whole
             return
         utt.end_deadline = utt.end_sample + int(self.vad_stop_secs * self.rate)
@@ -422,16 +457,16 @@ class CallerListener(FrameProcessor):
             self._finish(utt)
 
     async def _ask_smart_turn(self, utt: _Utterance, generation: int) -> None:
-        audio = to_float(b"".join(utt.chunks))
-        loop = asyncio.get_running_loop()
+        analyzer = self.turn_analyzer
+        analyzer.clear()
+        analyzer.append_audio(b"".join(utt.chunks), True)
         try:
-            probability = await loop.run_in_executor(self.smart_turn.executor, self.smart_turn.probability,
-                                                     audio, self.rate)
+            state, _ = await analyzer.analyze_end_of_turn()
         except Exception as exc:
             log.warning("call %s: smart turn failed (%s); waiting for the quiet instead", self.call_id,
                         type(exc).__name__)
             return
-        if self._utt is utt and utt.waiting_end and utt.generation == generation and probability >= SMART_TURN_COMPLETE:
+        if self._utt is utt and utt.waiting_end and utt.generation == generation and state is EndOfTurnState.COMPLETE:
             self._finish(utt)
 
     async def _check_barge_in(self, utt: _Utterance) -> None:
@@ -572,30 +607,6 @@ class CallerListener(FrameProcessor):
             if run >= needed:
                 return True
         return False
-
-
-def completes_sooner(question: Question | None) -> bool:
-    """Whether a short answer is all this question wants: a yes or no, a pick, one detail (not an open request,
-    a message, or an answer given in groups)."""
-    return (question is not None and not question.open and not question.patience_s
-            and not question.wants("message"))
-
-
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-PHONE_DIGITS = 9   # the fewest digits of a whole phone number with its area code, in the regions served
-
-
-def answer_looks_complete(question: Question | None, text: str) -> bool:
-    """Whether `text` reads as the whole of a short answer to `question` (see `completes_sooner`); a date of
-    birth with its year and a phone number with all its digits also count, though callers say them in groups."""
-    words = text.strip()
-    if question is None or not words or words.endswith((",", "...", "-", "…")):
-        return False
-    if question.wants("dob"):
-        return bool(_YEAR.search(words))
-    if question.wants("phone"):
-        return len(re.findall(r"\d", words)) >= PHONE_DIGITS
-    return completes_sooner(question)
 
 
 def is_backchannel(text: str, seconds: float) -> bool:

@@ -12,6 +12,11 @@ synthesis under way and drops what was queued.
 
 If the voice fails, the cached apology plays instead and the failure is
 logged (call id and kind of utterance only, never the words); the call goes on.
+
+The speaker is a Pipecat TTS service: the appliance's AgentSpeechFrame takes the path above, and Pipecat's own
+text frames (TTSSpeakFrame, an LLM's TextFrames) are spoken by Pipecat's TTS machinery through `run_tts`, with the
+same cache and the same phrases. Another Pipecat TTS service can stand in for it (`[voice] tts_service`,
+`service_choice.py`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,25 @@ import asyncio
 import logging
 import threading
 import time
-from typing import Callable
+from typing import AsyncGenerator, Callable
 
-from pipecat.frames.frames import Frame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
-from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
+from pipecat.frames.frames import (
+    AggregatedTextFrame,
+    EndFrame,
+    Frame,
+    LLMFullResponseEndFrame,
+    LLMFullResponseStartFrame,
+    SystemFrame,
+    TextFrame,
+    TTSAudioRawFrame,
+    TTSSpeakFrame,
+    TTSStartedFrame,
+    TTSStoppedFrame,
+    TTSUpdateSettingsFrame,
+)
+from pipecat.processors.frame_processor import FrameDirection
+from pipecat.services.settings import TTSSettings
+from pipecat.services.tts_service import TTSService
 
 from .frames import AgentSpeechFrame, SpeechMarkFrame
 from .speech_cache import TTS_FALLBACK, SpeechCache
@@ -34,10 +54,17 @@ log = logging.getLogger("appliance.voice")
 _DONE = object()
 
 
-class PiperSpeaker(FrameProcessor):
+# what Pipecat's TTS machinery speaks or must see; everything else passes through as it comes
+_PIPECAT_TTS_FRAMES = (SystemFrame, EndFrame, TextFrame, AggregatedTextFrame, TTSSpeakFrame, LLMFullResponseStartFrame,
+                       LLMFullResponseEndFrame, TTSUpdateSettingsFrame)
+
+
+class PiperSpeaker(TTSService):
     def __init__(self, synthesizer: PiperSynthesizer, cache: SpeechCache, rate: int, *, call_id: str = "-",
                  on_failure: Callable[[AgentSpeechFrame, str], None] | None = None, **kwargs):
-        super().__init__(**kwargs)
+        voice = getattr(synthesizer, "voice_path", None)
+        super().__init__(sample_rate=rate, push_start_frame=True, push_stop_frames=True,
+                         settings=TTSSettings(model=None, voice=voice.stem if voice else None, language="en"), **kwargs)
         self.synthesizer = synthesizer
         self.cache = cache
         self.rate = rate
@@ -46,11 +73,25 @@ class PiperSpeaker(FrameProcessor):
         self.failures = 0
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
-        await super().process_frame(frame, direction)
+        if isinstance(frame, _PIPECAT_TTS_FRAMES):
+            await super().process_frame(frame, direction)
+            return
+        # the appliance's own speech, and frames passing by, go straight on: Pipecat's TTS service would queue
+        # them behind its audio contexts, which the appliance's speech does not use
+        await super(TTSService, self).process_frame(frame, direction)
         if isinstance(frame, AgentSpeechFrame):
             await self._speak(frame)
         else:
             await self.push_frame(frame, direction)
+
+    async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
+        """Pipecat's text to speech: phrase by phrase, the cached ones from the cache."""
+        cached = self.cache.get(text, self.rate)
+        if cached is not None:
+            yield TTSAudioRawFrame(audio=cached, sample_rate=self.rate, num_channels=1, context_id=context_id)
+            return
+        async for pcm in self._synthesise(text):
+            yield TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1, context_id=context_id)
 
     async def _speak(self, frame: AgentSpeechFrame) -> None:
         started = time.perf_counter()

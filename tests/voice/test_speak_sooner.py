@@ -75,6 +75,25 @@ def test_the_fixed_opening_of_a_reply_template_is_cached_and_played_without_synt
     assert voice.made == ["a massage on Thursday the 26th at 9 am.", "Shall I book it?"]   # ... only the rest made
 
 
+def test_as_a_pipecat_tts_service_the_speaker_uses_the_same_cache(tmp_path):
+    from pipecat.services.tts_service import TTSService
+
+    voice = _Voice(tmp_path)
+    cache = SpeechCache(voice, None)
+    cache.warm(["Just to confirm:"], RATE)
+    voice.made.clear()
+    speaker = PiperSpeaker(voice, cache, RATE)
+    assert isinstance(speaker, TTSService)
+
+    async def spoken():
+        text = "Just to confirm: a massage on Thursday the 26th at 9 am. Shall I book it?"
+        return [frame.audio async for frame in speaker.run_tts(text, "context")]
+
+    rest = ["a massage on Thursday the 26th at 9 am.", "Shall I book it?"]
+    assert asyncio.run(spoken()) == [b"Just to confirm:", *(phrase.encode() for phrase in rest)]
+    assert voice.made == rest                             # the cached opening was not made again
+
+
 class _SlowToolEngine:
     llm_ms = None
 
