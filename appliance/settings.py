@@ -18,7 +18,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
@@ -353,15 +353,20 @@ class MetricsSettings(Section):
     @field_validator("listen")
     @classmethod
     def _host_and_port(cls, value: str) -> str:
-        value = value.strip()
-        if value:
-            split_listen(value)
-        return value
+        return _checked_address(value, split_listen)
 
     @property
     def address(self) -> tuple[str, int] | None:
         """(host, port) to serve on, or None when metrics are off."""
         return split_listen(self.listen) if self.listen else None
+
+
+def _checked_address(value: str, split: Callable[[str], tuple[str, int]]) -> str:
+    """A "host:port" setting, stripped; empty is allowed (not set); `split` raises for a malformed one."""
+    value = value.strip()
+    if value:
+        split(value)
+    return value
 
 
 def split_listen(value: str, example_port: int = 9464) -> tuple[str, int]:
@@ -447,10 +452,7 @@ class WatchedService(Section):
     @field_validator("address")
     @classmethod
     def _host_and_port(cls, value: str) -> str:
-        value = value.strip()
-        if value:
-            split_address(value)
-        return value
+        return _checked_address(value, split_address)
 
     @model_validator(mode="after")
     def _one_way_there(self) -> WatchedService:

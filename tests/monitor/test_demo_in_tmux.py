@@ -43,16 +43,23 @@ class Tmux:
         raise AssertionError(f"pane {pane} never showed {texts!r}; it shows:\n{screen}")
 
 
+def monitor_beside_a_shell(tmux: Tmux, env: str, height: int = 50) -> tuple[str, str]:
+    """`appliance monitor` in the top pane and an idle pane under it for the demo; once the monitor is up, the
+    panes' names (monitor, demo)."""
+    tmux("new-session", "-d", "-s", "demo", "-x", "100", "-y", str(height), "-e", env,
+         f"cd {ROOT} && {APPLIANCE} monitor; sleep 60")
+    tmux("split-window", "-v", "-t", "demo", "-e", env, f"cd {ROOT} && sleep 60")
+    monitor, demo = "demo.0", "demo.1"
+    tmux.wait_for(monitor, "SERVICE NOT RUNNING", "1 Live calls")
+    return monitor, demo
+
+
 def test_the_monitor_shows_the_demo_call_live(tmp_path):
     data = Path(tempfile.mkdtemp(prefix="mon-", dir="/tmp"))     # short: the socket lives here
     tmux = Tmux(f"appliance-test-{os.getpid()}")
     env = f"APPLIANCE_DATA={data}"
     try:
-        tmux("new-session", "-d", "-s", "demo", "-x", "100", "-y", "50", "-e", env,
-             f"cd {ROOT} && {APPLIANCE} monitor; sleep 60")
-        tmux("split-window", "-v", "-t", "demo", "-e", env, f"cd {ROOT} && sleep 60")
-        monitor, demo = "demo.0", "demo.1"
-        tmux.wait_for(monitor, "SERVICE NOT RUNNING", "1 Live calls")
+        monitor, demo = monitor_beside_a_shell(tmux, env)
         tmux("respawn-pane", "-k", "-t", demo, "-e", env,
              f"cd {ROOT} && {APPLIANCE} demo --text --turn-delay 1.5 > {data}/demo.out 2>&1; sleep 60")
         during = tmux.wait_for(monitor, "service running", "1 call in progress", "Sarah Johnson")

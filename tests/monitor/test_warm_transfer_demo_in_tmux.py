@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .test_demo_in_tmux import APPLIANCE, ROOT, Tmux
+from .test_demo_in_tmux import APPLIANCE, ROOT, Tmux, monitor_beside_a_shell
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None or not APPLIANCE.exists(),
                                 reason="needs tmux and the project's .venv")
@@ -49,11 +49,7 @@ def test_the_monitor_shows_a_warm_transfers_brief_and_the_connected_call(tmp_pat
     env = f"APPLIANCE_DATA={data}"
     out = data / "demo.out"
     try:
-        tmux("new-session", "-d", "-s", "demo", "-x", "100", "-y", "60", "-e", env,
-             f"cd {ROOT} && {APPLIANCE} monitor; sleep 60")
-        tmux("split-window", "-v", "-t", "demo", "-e", env, f"cd {ROOT} && sleep 60")
-        monitor, demo = "demo.0", "demo.1"
-        tmux.wait_for(monitor, "SERVICE NOT RUNNING", "1 Live calls")
+        monitor, demo = monitor_beside_a_shell(tmux, env, height=60)
         tmux("respawn-pane", "-k", "-t", demo, "-e", env,
              f"cd {ROOT} && {APPLIANCE} demo --sip --scenario {SCENARIO} > {out} 2>&1; sleep 60")
 
