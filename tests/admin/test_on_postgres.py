@@ -95,7 +95,11 @@ def test_backups_are_the_servers_and_a_restore_refuses(configure, postgres_dsn, 
     assert done.exit_code == 0 and "nothing backed up here" in done.output
 
 
-def test_the_monitor_refuses_clearly_on_the_shared_store(configure, postgres_dsn):
+def test_the_monitor_reads_the_shared_store_it_is_configured_with(configure, postgres_dsn, monkeypatch):
+    import appliance.monitor
+    opened = {}
+    monkeypatch.setattr(appliance.monitor, "run_monitor", lambda **kwargs: opened.update(kwargs))
     configure(postgres_dsn)
     done = CliRunner().invoke(main, ["monitor"])
-    assert done.exit_code == 2 and "shared PostgreSQL store" in done.output
+    assert done.exit_code == 0, done.output
+    assert opened["db_path"] == postgres_dsn and opened["db_given"]
