@@ -44,10 +44,15 @@ def seeded_pg(postgres_server, seeded_pg_template):
     yield from _pg_copy(postgres_server, seeded_pg_template)
 
 
+def _on_each_back_end(request, day: str):
+    """`day`'s database on the back end the fixture's parameter names: `<day>_db` or `<day>_pg`."""
+    return request.getfixturevalue(f"{day}_db" if request.param == "sqlite" else f"{day}_pg")
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def seeded_store(request):
     """The seeded day on each back end in turn: the SQLite file's path, then a postgresql:// address."""
-    return request.getfixturevalue("seeded_db" if request.param == "sqlite" else "seeded_pg")
+    return _on_each_back_end(request, "seeded")
 
 
 @pytest.fixture
@@ -58,7 +63,7 @@ def review_pg(postgres_server, review_pg_template):
 @pytest.fixture(params=["sqlite", "postgresql"])
 def review_store(request):
     """The seeded day with calls to review, on each back end in turn."""
-    return request.getfixturevalue("review_db" if request.param == "sqlite" else "review_pg")
+    return _on_each_back_end(request, "review")
 
 
 def _pg_template(server, sqlite_file, name: str) -> str:
