@@ -190,6 +190,40 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     return runs
 
 
+# the shortest stretch of letters taken as a spelling said twice in one breath: a name such as "Lulu" or
+# "Mimi" is two letters said twice
+SAID_TWICE_MIN = 3
+
+
+# words between two spellings that make the later one a correction of the earlier
+_TAKING_BACK = frozenset({"sorry", "no", "not", "actually", "mean", "wait", "oops", "rather", "instead", "correction"})
+
+
+def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, correcting: bool) -> list[Spelled]:
+    """The spellings a caller meant, where they said one more than once. People spell a name and then spell
+    it again or say it, and a decoder can write a spelling over and over ("S U Z U K I S U Z U K I",
+    "M S E L E O D. M S E L E O D. M S E L E O"): a run that is one spelling twice is that spelling, and a
+    run that repeats an earlier one, whole or (with no correction said) cut off, is dropped. Asked for one part of the name, a
+    shorter run after a spelling that begins with the same letter, with no correction said, is the name
+    said whole and written as letters ("F I F I T A, F E D"); a correction keeps the later run ("S M I T H,
+    sorry, S M Y T H")."""
+    kept: list[Spelled] = []
+    for run in runs:
+        taken_back = correcting or (bool(kept) and bool(_TAKING_BACK & set(ct.tokens[kept[-1].end:run.start])))
+        letters = run.letters
+        half = len(letters) // 2
+        if len(letters) % 2 == 0 and half >= SAID_TWICE_MIN and letters[:half] == letters[half:]:
+            run = Spelled(letters[:half], run.start, run.end)
+        if any(earlier.letters == run.letters or (earlier.letters.startswith(run.letters) and not taken_back)
+               for earlier in kept):
+            continue
+        if kept and not taken_back and name_part in ("first", "last") and len(run.letters) < len(kept[-1].letters) \
+                and run.letters[:1] == kept[-1].letters[:1]:
+            continue
+        kept.append(run)
+    return kept
+
+
 def _says_what_was_spelled(ct: CallerText, start: int, spelled: str) -> bool:
     """Whether the words from token `start` to the end of its clause are the name just spelled, said whole: a
     one-letter particle there ("Ó") is the name's first word, not one more letter."""

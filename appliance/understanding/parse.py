@@ -29,7 +29,7 @@ from .dates_of_birth import DOB_MARKER, find_dob_span
 from .extractors import run_extractors
 from .intents import detect_intents
 from .name_corrections import letter_edits, name_replacements
-from .names import find_name, find_spelled
+from .names import find_name, find_spelled, spelled_once
 from .normalise import normalise
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
@@ -62,7 +62,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
 
     # names and spelling
     name_asked = question.name_part is not None
-    spelled_runs = find_spelled(ct, name_asked)
+    spelled_runs = spelled_once(find_spelled(ct, name_asked), ct, question.name_part, correcting)
     name = find_name(ct, question.name_part, spelled_runs, catalog_index(context.catalog).place_and_service_words)
     # letters count as a spelling where a name is in play: asked for, said, or being corrected
     spelled = None

@@ -206,3 +206,35 @@ def test_an_ordinary_word_with_that_ending_in_a_sentence_is_no_name(text):
 ])
 def test_a_name_spelled_without_its_accents_is_kept_as_said(text, waiting_for, last):
     assert hear(text, waiting_for).name.last == last
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "last"), [
+    ("S, U, Z, U, K, I, S, U, Z, U, K, I", "spell_last", "Suzuki"),           # one spelling twice in a breath
+    ("P A T E L, P A T E L", "spell_last", "Patel"),                           # spelled again after a pause
+    ("sure, M O R R I S. Sure, M O R R I S. Sure, M O R R", "spell_last", "Morris"),   # over and over, cut off
+    ("K, O, W, A, L, S, K, I, K O W A L S K I", "last_name", "Kowalski"),
+])
+def test_a_spelling_said_more_than_once_is_one_spelling(text, waiting_for, last):
+    utterance = hear(text, waiting_for)
+    assert utterance.name.last == last
+    assert utterance.spelled == last.upper()
+
+
+@pytest.mark.parametrize(("text", "last"), [
+    ("F I F I T A, F E D", "Fifita"),     # the name said after its letters, written as letters
+    ("O K O N K W O, O K O", "Okonkwo"),
+    ("H E N D E R S O N, H E N", "Henderson"),
+])
+def test_a_shorter_run_after_a_spelling_is_the_name_said_whole(text, last):
+    assert hear(text, "spell_last").name.last == last
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "first", "last"), [
+    ("S M I T H E, sorry, S M I T H", "spell_last", None, "Smith"),         # a correction keeps the later run
+    ("S M I T H, no wait, S M Y T H", "spell_last", None, "Smyth"),
+    ("D A V I D, D A Y", "full_name", "David", "Day"),                        # both names spelled
+    ("L U L U", "spell_first", "Lulu", None),                                 # a name that is two letters twice
+])
+def test_spellings_that_are_not_said_again_are_kept(text, waiting_for, first, last):
+    name = hear(text, waiting_for).name
+    assert (name.first, name.last) == (first, last)
