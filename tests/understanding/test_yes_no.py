@@ -126,7 +126,7 @@ def test_hesitation_said_twice_is_no_answer() -> None:
     assert intent_names(hear("uh, uh, I want to book", "intent")) == ["book"]
 
 
-@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha."])
+@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha.", "Emama.", "Emma Ma.", "Emma, ma."])
 @pytest.mark.parametrize("question", ["confirm", "been_before"])
 def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, question) -> None:
     assert intent_names(hear(written, question)) == ["yes"]
@@ -137,7 +137,8 @@ def test_a_clipped_correct_is_a_yes_as_the_whole_answer(written) -> None:
     assert intent_names(hear(written, "confirm")) == ["yes"]
 
 
-@pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab", "I have a crack in my tooth"])
+@pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab", "I have a crack in my tooth",
+                                  "ask my mama", "Emma Ma said to call"])
 def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
     assert "yes" not in intent_names(hear(said, "confirm"))
 
