@@ -316,6 +316,9 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
     if not question.personal:   # an answer about the person matches the catalogue only exactly
         _prefix_matches(ct, origin, taken, prefixes, mentions)
         _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued, heads)
+        for kind in ("service", "location"):
+            if question.wants(kind) and not any(m.kind == kind for m in mentions):
+                _run_together_matches(ct, canon, origin, taken, index, mentions, kind)
     if not question.wants("service"):
         # "I'll follow up", "can you review it": the service's name used as a verb
         mentions = [m for m in mentions
@@ -405,6 +408,31 @@ def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued
             mentions.append(_mention(ct, origin, ph.kind, ph.id, i, i + size, "fuzzy"))
             for k in range(i, i + size):
                 taken[k] = True
+
+
+# A catalogue phrase of several words heard as one word, a letter or so off ("mailcare" for "nail care",
+# "flushot" for "flu shot"): long enough that an ordinary word cannot pass for one
+_RUN_TOGETHER_MIN = 7
+_RUN_TOGETHER_CUTOFF = 85
+
+
+def _run_together_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, kind: str) -> None:
+    """Where the question asks for a `kind` the answer did not name: a word that is one of its phrases of
+    several words said as one word, with a letter or so misheard. Speech-to-text joins the words of a name
+    it does not know, and then the near-miss match above, which starts from the first letters of each
+    word, has nothing to start from. Only where the question asks for that kind: elsewhere a long word
+    is far more often just a word."""
+    joined = {"".join(ph.tokens): ph for ph in index.fuzzy_phrases if ph.kind == kind and len(ph.tokens) >= 2}
+    if not joined:
+        return
+    for i, word in enumerate(canon):
+        if taken[i] or len(word) < _RUN_TOGETHER_MIN or word in STOP_WORDS:
+            continue
+        best = process.extractOne(word, tuple(joined), scorer=fuzz.ratio, score_cutoff=_RUN_TOGETHER_CUTOFF)
+        if best is None:
+            continue
+        mentions.append(_mention(ct, origin, kind, joined[best[0]].id, i, i + 1, "fuzzy"))
+        taken[i] = True
 
 
 __all__ = ["CatalogFindings", "CatalogMention", "catalog_index", "find_catalog", "canonical"]

@@ -115,3 +115,34 @@ def test_a_possessive_service_name_written_as_a_plural_still_matches() -> None:
     )
     for text in ("and Doctors visit.", "a doctor's visit", "doctors appointment please"):
         assert hear(text, "service", catalog=catalog).service_ids == ("visit",), text
+
+
+PODIATRY = Catalog(
+    services=(Service("general", "General podiatry", 30, 78.0, aliases=("nail care", "check up")),
+              Service("biomech", "Biomechanical assessment", 60, 150.0, aliases=("gait analysis",)),
+              Service("flu", "Flu shot", 15, 25.0)),
+    locations=(Location("bay", "Sandy Bay", "1 Bay Rd", aliases=("the bay",)),
+               Location("hill", "Mount Pleasant", "2 Hill St")),
+    practitioners=(Practitioner("ng", "Amy Ng", ("general", "biomech", "flu"), ("bay", "hill")),),
+)
+
+
+@pytest.mark.parametrize(("heard", "service"), [
+    ("Mailcare", "general"),          # two words run together, the first letter misheard
+    ("nailcare please", "general"),
+    ("Gateanalysis.", "biomech"),
+    ("a flushot", "flu"),
+])
+def test_a_service_of_several_words_heard_as_one_word_is_that_service(heard, service) -> None:
+    assert hear(heard, "service", catalog=PODIATRY).service_ids == (service,)
+
+
+@pytest.mark.parametrize(("heard", "location"), [("Mountpleasant", "hill"), ("Sandybay", "bay")])
+def test_a_site_of_several_words_heard_as_one_word_is_that_site(heard, location) -> None:
+    assert hear(heard, "location", catalog=PODIATRY).location_id == location
+
+
+@pytest.mark.parametrize("said", ["Mailcare", "nailcare please"])
+def test_a_run_together_service_counts_only_where_a_service_is_asked(said) -> None:
+    assert hear(said, "full_name", catalog=PODIATRY).service_ids == ()
+    assert hear("I need healthcare advice", "service", catalog=PODIATRY).service_ids == ()
