@@ -158,6 +158,8 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # a date said as digit groups ("oh four, twenty-four, ninety-nine") written as one run of digits, or split
     # where the voice paused ("042499", "26-0392", "0 6-0 4-66"): two digits of day or month each, then the year
     "digit_groups_as_date": lambda heard: _digit_groups_as_date(heard),
+    # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
+    "letters_apart": lambda heard: " ".join(heard),
     # a "-teen" year heard for the "-ty" one: 1917 -> 1970, "nineteen seventeen" -> "nineteen seventy"
     "teen_as_ty": lambda heard: regex.sub(
         r"1([3-9])$|(" + "|".join(_TEENS) + r")$",

@@ -238,3 +238,18 @@ def test_a_shorter_run_after_a_spelling_is_the_name_said_whole(text, last):
 def test_spellings_that_are_not_said_again_are_kept(text, waiting_for, first, last):
     name = hear(text, waiting_for).name
     assert (name.first, name.last) == (first, last)
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "letters"), [
+    ("That's NW OSU.", "spell_last", "NWOSU"),       # letters said quickly, written as groups of capitals
+    ("OK, SMYTH", "spell_last", "SMYTH"),
+    ("it's ADE YEMI", "spell_last", "ADEYEMI"),
+    ("KRIS", "spell_first", "KRIS"),
+    ("PT EL", "spelling", "PTEL"),
+])
+def test_letters_written_as_a_group_of_capitals_are_letters_where_a_spelling_is_asked(text, waiting_for, letters):
+    assert hear(text, waiting_for).spelled == letters
+
+
+def test_a_word_in_capitals_is_a_word_where_no_spelling_is_asked():
+    assert hear("It's SMYTH", "full_name").spelled is None
