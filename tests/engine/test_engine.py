@@ -541,3 +541,25 @@ def test_a_name_only_partly_like_the_records_is_not_put_to_the_caller(make_engin
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", said)
     assert engine.turn("fourth of March eighty five").state != "confirm_identity"
+
+
+def test_a_first_name_never_heard_after_the_surname_goes_on_to_the_date_of_birth(engine):
+    """The recogniser writes a first name as other words each time it is asked ("Why?" for a one-syllable
+    name): with the surname held, the surname and date of birth can still find the record."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "This is Y1.", "This is Y1.", "This is Y1.")
+    assert engine.turn("J O H N S O N").waiting_for == "first_name"
+    result = say(engine, "Why?", "Why?", "Why?")
+    assert result.waiting_for == "dob" and not result.ended
+    engine.turn("fourth of March eighty five")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
+def test_nobody_found_by_surname_and_date_of_birth_without_a_first_name_is_called_back(engine):
+    """No new patient can be set up without a first name: the team calls back."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "This is Y1.", "This is Y1.", "This is Y1.", "J O H N S O N")
+    say(engine, "Why?", "Why?", "Why?")
+    result = engine.turn("the ninth of October nineteen fifty")
+    assert engine.ctx.patient is None
+    assert result.state in ("callback_phone", "callback_next") or result.waiting_for == "phone" or result.ended
