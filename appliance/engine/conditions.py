@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..domain import ANYONE
+from ..domain import ANYONE, fold_name
 from ..understanding.name_list import is_known_name
 from .context import IDENTITY_TASKS, TASKS, CallContext
 from .read_backs import pending_confirmation
@@ -277,6 +277,15 @@ def first_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
 def last_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
     return bool(ctx.last_name) and "last_name" not in ctx.spelled and "spell_last" not in ctx.asked \
         and not is_known_name(ctx.last_name, "last")
+
+
+@rule
+def surname_changed_since_lookup(ctx: CallContext, env: RuleEnv) -> bool:
+    """The surname now held (spelled, or corrected) is not the one the last name and date of birth lookup
+    used: a record under it may exist."""
+    if not ctx.name_lookups or not ctx.last_name or ctx.dob is None:
+        return False
+    return fold_name(ctx.last_name) != ctx.name_lookups[-1][1]
 
 
 @rule

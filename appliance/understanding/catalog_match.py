@@ -410,8 +410,8 @@ def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued
                 taken[k] = True
 
 
-# A catalogue phrase of several words heard as one word, a letter or so off ("mailcare" for "nail care",
-# "flushot" for "flu shot"): long enough that an ordinary word cannot pass for one
+# A catalogue phrase of several words heard as one word, maybe a letter or so off ("flushot" for "flu shot",
+# "blushot" with its first letter misheard): long enough that an ordinary word cannot pass for one
 _RUN_TOGETHER_MIN = 7
 _RUN_TOGETHER_CUTOFF = 85
 

@@ -563,3 +563,26 @@ def test_nobody_found_by_surname_and_date_of_birth_without_a_first_name_is_calle
     result = engine.turn("the ninth of October nineteen fifty")
     assert engine.ctx.patient is None
     assert result.state in ("callback_phone", "callback_next") or result.waiting_for == "phone" or result.ended
+
+
+def test_a_surname_spelled_after_lookups_failed_finds_the_record_before_a_new_one_is_made(engine, db):
+    """A returning caller whose whole name is misheard twice spells the surname on the way to a new record:
+    the spelled surname and the date of birth find the patient, who is asked whether it is them."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
+        "Crain Memwasu", "fourth of March eighty five")
+    if engine.ctx.state == "ask_phone":
+        engine.turn("0412 555 019")
+    assert engine.ctx.state == "ask_spelling_last"
+    result = engine.turn("J O H N S O N")
+    assert result.state == "confirm_identity" and "Sarah Johnson" in result.reply
+    engine.turn("yes")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+    assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
+
+
+def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_record(engine):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
+        "Crain Memwasu", "fourth of March eighty five", "0412 555 019")
+    assert engine.turn("N W O S U").state == "confirm_new_patient"

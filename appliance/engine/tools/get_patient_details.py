@@ -79,7 +79,10 @@ class GetPatientDetails(Tool):
         # to a lookup by that name and date of birth.
         # Failing that, the one patient of that date of birth whose whole name sounds like the name taken.
         unasked = [p for p in born if p.id not in not_again]
-        candidate = surname_heard(unasked, heard) or sound_candidate(unasked, (f"{first_name or ''} {last_name}", *heard))
+        # The surname held counts as heard too: once spelled, it is the one part of the name speech-to-text
+        # did not bend.
+        candidate = surname_heard(unasked, (*heard, last_name)) \
+            or sound_candidate(unasked, (f"{first_name or ''} {last_name}", *heard))
         return {"by": "name_dob", "status": "not_found", "patient_id": None,
                 "candidate_id": candidate.id if candidate else None}
 
