@@ -12,6 +12,7 @@ The voices are `caller_voices.py`'s, the lines `line_conditions.py`'s.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +27,28 @@ from .line_conditions import DEFAULT_LINE, NOISE_SNR_DB, BackgroundNoise, line_c
 def sayable(line: str) -> str:
     """The line as the caller would say it to an English voice: letters beyond Latin-1 ("Đặng", "Nguyễn")
     folded to the plain letters they sound like. The synthetic voices read such letters by their Unicode
-    names ("D stroke", "letter ...") or not at all, which no caller does; Latin-1 letters (é, ø, ñ) they say."""
+    names ("D stroke", "letter ...") or not at all, which no caller does; Latin-1 letters (é, ø, ñ) they say.
+    A phone number written in digit groups is said digit by digit, as callers give one: the voices read
+    "0491 577 127" as "five hundred and seventy-seven, one hundred and twenty-seven"."""
+    line = _PHONE_NUMBER.sub(_digit_by_digit, line)
     return "".join(ch if ord(ch) <= 0xFF else anyascii(ch) for ch in line)
+
+
+# digits in groups, at least eight in all, with an optional leading plus: a phone number (a date, a time or a
+# price has fewer digits or other marks between them)
+_PHONE_NUMBER = re.compile(r"(?<![\w/:.])\+?\d+(?:[ -]\d+)*(?![\w/:]|\.\d)")
+_PHONE_DIGITS_MIN = 8
+
+
+def _digit_by_digit(m: re.Match) -> str:
+    text = m.group(0)
+    if sum(ch.isdigit() for ch in text) < _PHONE_DIGITS_MIN:
+        return text
+    groups = re.split(r"[ -]", text.lstrip("+"))
+    # said in groups, with a pause between; digits already said one by one run on
+    pause = " " if max(map(len, groups)) <= 2 else ", "
+    said = pause.join(" ".join(group) for group in groups)
+    return ("plus " if text.startswith("+") else "") + said
 
 CALLER_PEAK = 0.8         # every voice's loudest sample, before the line
 

@@ -128,3 +128,21 @@ def test_letters_beyond_latin_1_are_said_as_the_plain_letters_they_sound_like():
     assert sayable("Thu Hà Đặng") == "Thu Hà Dang"
     assert sayable("Nguyễn Văn An") == "Nguyen Van An"
     assert sayable("José García, Søren Ødegaard, Zoë Müller") == "José García, Søren Ødegaard, Zoë Müller"
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("0491 577 127", "0 4 9 1, 5 7 7, 1 2 7"),
+    ("my mobile is +61 491 570 631, thanks", "my mobile is plus 6 1, 4 9 1, 5 7 0, 6 3 1, thanks"),
+    ("call me on 07700 900123.", "call me on 0 7 7 0 0, 9 0 0 1 2 3."),
+])
+def test_a_phone_number_is_said_digit_by_digit_as_callers_give_one(line, said):
+    from appliance.simulate.caller_speech import sayable
+
+    assert sayable(line) == said
+
+
+@pytest.mark.parametrize("line", ["31/7/1958", "at 8:45", "it costs 12.50", "the 25th, 2027", "105 dollars"])
+def test_dates_times_and_prices_are_left_to_the_voice(line):
+    from appliance.simulate.caller_speech import sayable
+
+    assert sayable(line) == line
