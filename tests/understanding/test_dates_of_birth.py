@@ -158,3 +158,12 @@ def test_a_date_of_birth_said_over_at_a_read_back_is_a_date_of_birth_not_a_day(s
 def test_a_date_in_this_year_at_a_read_back_is_no_date_of_birth() -> None:
     heard = hear("no, the 26th of November 2026", "confirm")
     assert heard.dob is None and heard.window is not None
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("Free April 1970.", date(1970, 4, 3)),              # a 'th' heard as 'f'
+    ("the free of May 1980", date(1980, 5, 3)),
+    ("it's the twenty-free of June 1990", date(1990, 6, 23)),
+])
+def test_three_written_free_in_a_date_of_birth_is_three(heard, born):
+    assert hear(heard, "dob").dob == born

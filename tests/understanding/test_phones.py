@@ -79,3 +79,8 @@ def test_an_oh_written_as_a_word_among_the_digits_of_a_phone_number(text: str, r
 
 def test_a_among_words_is_still_a_word() -> None:
     assert hear("it's a mobile, 0412 345 678", "phone").phone == "+61412345678"
+
+
+def test_three_written_free_between_digits_is_three():
+    assert hear("0 4 free 1 5 5 5 0 1 2", "phone").phone == "+61431555012"
+    assert hear("I'm free after work, 0412 555 123", "phone").phone == "+61412555123"
