@@ -126,7 +126,7 @@ def test_hesitation_said_twice_is_no_answer() -> None:
     assert intent_names(hear("uh, uh, I want to book", "intent")) == ["book"]
 
 
-@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha.", "Emama.", "Emma Ma.", "Emma, ma."])
+@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha.", "Emama.", "Emma Ma.", "Emma, ma.", "Enama."])
 @pytest.mark.parametrize("question", ["confirm", "been_before"])
 def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, question) -> None:
     assert intent_names(hear(written, question)) == ["yes"]
@@ -166,3 +166,8 @@ def test_a_word_of_assent_leading_into_a_change_of_time_is_no_yes(said) -> None:
 @pytest.mark.parametrize("said", ["Perfect, see you later", "lovely, catch you later", "Good, we can do that"])
 def test_assent_with_a_later_goodbye_is_still_a_yes(said) -> None:
     assert "yes" in intent_names(hear(said, "confirm"))
+
+
+@pytest.mark.parametrize("written", ["Nana.", "nah nah", "Na-na."])
+def test_a_no_said_twice_and_written_as_one_word_is_never_a_yes(written) -> None:
+    assert "yes" not in intent_names(hear(written, "confirm"))
