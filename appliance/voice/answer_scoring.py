@@ -13,7 +13,7 @@ ways, by what a wrong pick would cost:
 - A choice (a slot, a site, a service, a name): a wrong pick is read back before anything is written. A
   phrase is taken when Whisper's words, understood as the engine would (`understand`), say nothing at all,
   the best phrase beats the runner-up by CHOICE_GAP, and it reads nearly as well as Whisper's own words
-  (MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
+  (CHOICE_MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
 - A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
   one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
   and no worse than every rival (`yes_rivals` in config/flows/answer_scoring.yaml: negated yeses, fillers,
@@ -41,7 +41,10 @@ SCORE_MAX_S = 3.0        # seconds of audio: a longer clip is no short answer, a
 CHOICE_MAX_WORDS = 4     # Whisper's own words, at most, for a choice to be second-guessed
 YES_NO_MAX_WORDS = 1     # ... for a read-back's answer (a shorter phrase reads better summed than a longer
                          # answer it begins: "Yes." over "Yes, that's great.")
-MARGIN = 2.0             # nats: how far below Whisper's own words a phrase may read and still be taken
+MARGIN = 2.0             # nats: how far below Whisper's own words a declared no may read and still be taken
+# ... and a choice, which is read back before anything is written: Whisper's words for a short answer are often
+# shorter than the phrase ("Aircon one." for "the second one" reads 3.4 nats better than the phrase)
+CHOICE_MARGIN = 4.0
 EMPTY_MEAN_MIN = -1.2    # nats per token: where Whisper wrote nothing, how well a phrase must read on its own
 CHOICE_GAP = 1.5         # nats: how far the phrase taken must read above the next best choice
 NO_GAP = 1.0             # nats: how far a declared no must read above every yes to be taken
@@ -158,7 +161,7 @@ def choose(free: str, free_score: float | None, readings: Sequence[Reading]) -> 
     best = ranked[0]
     if len(ranked) > 1 and best.score - ranked[1].score < CHOICE_GAP:
         return None
-    return best if _reads_well(best, free, free_score) else None
+    return best if _reads_well(best, free, free_score, CHOICE_MARGIN) else None
 
 
 def _yes_or_no(free: str, free_score: float | None, readings: Sequence[Reading]) -> Reading | None:
@@ -172,9 +175,9 @@ def _yes_or_no(free: str, free_score: float | None, readings: Sequence[Reading])
     return no if no.score - yes >= NO_GAP and no.score >= rival and _reads_well(no, free, free_score) else None
 
 
-def _reads_well(reading: Reading, free: str, free_score: float | None) -> bool:
+def _reads_well(reading: Reading, free: str, free_score: float | None, margin: float = MARGIN) -> bool:
     if plain(free):
-        return free_score is not None and reading.score >= free_score - MARGIN
+        return free_score is not None and reading.score >= free_score - margin
     return reading.mean >= EMPTY_MEAN_MIN
 
 

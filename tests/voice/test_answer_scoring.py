@@ -78,6 +78,8 @@ def test_the_setting_is_validated():
 # the slots a pick is made among: Thursday 9:15 am, Thursday 12:15 pm, Friday 3:30 pm
 OFFERED = (datetime(2027, 2, 11, 9, 15), datetime(2027, 2, 11, 12, 15), datetime(2027, 2, 12, 15, 30))
 NOW = datetime(2027, 2, 8, 10, 0)
+# a short pick Whisper base writes as other words in espeak-ng's voice over G.711 ("Aircon one.")
+SLOT_PICK_MISSED, SLOT_PICK_MEANS = "Second one.", 1
 
 
 @pytest.fixture(scope="module")
@@ -111,8 +113,20 @@ def asked(question, clinic):
     return expected, lambda text: understand(text, context)
 
 
-def heard(runtime, voice, said: str, question, expected=(), *, understand=None, scoring: bool = True) -> str:
-    """What the listener hands over for `said` after `question`, with the engine's `expected` answers."""
+_SAID: dict[tuple[str, str], bytes] = {}
+
+
+def spoken(voice, said: str) -> bytes:
+    """`said` with a moment of quiet either side, the same audio every time it is asked for in the session (a
+    voice says a line again in another way)."""
+    key = (voice.voice_name, said)
+    if key not in _SAID:
+        _SAID[key] = bytes(int(0.3 * RATE) * 2) + voice.audio(said) + bytes(int(0.3 * RATE) * 2)
+    return _SAID[key]
+
+
+def heard(runtime, pcm: bytes, question, expected=(), *, understand=None, scoring: bool = True) -> str:
+    """What the listener hands over for `pcm` after `question`, with the engine's `expected` answers."""
     from appliance.voice import CallerListener
 
     listener = CallerListener(transcriber=runtime.transcriber, rate=RATE, vad_start_secs=0.2, vad_stop_secs=0.6,
@@ -121,7 +135,6 @@ def heard(runtime, voice, said: str, question, expected=(), *, understand=None, 
     listener.turn_hotwords = question.stt_prompt or ""
     listener.expected = tuple(expected)
     listener.understand = understand
-    pcm = bytes(int(0.3 * RATE) * 2) + voice.audio(said) + bytes(int(0.3 * RATE) * 2)
 
     async def run() -> str:
         return " ".join([frame.text async for frame in listener.run_stt(pcm) if frame is not None])
@@ -134,17 +147,25 @@ def heard(runtime, voice, said: str, question, expected=(), *, understand=None, 
 def test_a_spoken_non_answer_at_a_read_back_is_never_made_a_yes(runtime, flow, clinic, voices, voice_name, said):
     question = flow.questions["confirm"]
     expected, meaning = asked(question, clinic)
-    text = heard(runtime, voices[voice_name], said, question, expected, understand=meaning)
+    pcm = spoken(voices[voice_name], said)
+    text = heard(runtime, pcm, question, expected, understand=meaning)
     if meaning(text).has("yes"):   # then Whisper wrote a yes itself: scoring made nothing of it
-        assert text == heard(runtime, voices[voice_name], said, question, scoring=False), f"{said!r} became {text!r}"
+        assert text == heard(runtime, pcm, question, scoring=False), f"{said!r} became {text!r}"
 
 
-@pytest.mark.parametrize("voice_name", ["piper-joe", "espeak-en-us"])
-def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, voices, voice_name):
+def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, voices):
     question = flow.questions["slot_choice"]
     expected, meaning = asked(question, clinic)
     said = SLOT_PICK_MISSED
-    free = heard(runtime, voices[voice_name], said, question, expected, understand=meaning, scoring=False)
+    pcm = spoken(voices["espeak-en-us"], said)
+    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
     assert meaning(free).slot_pick is None, f"Whisper now hears {said!r} as {free!r}: choose another example"
-    text = heard(runtime, voices[voice_name], said, question, expected, understand=meaning)
+    text = heard(runtime, pcm, question, expected, understand=meaning)
     assert meaning(text).slot_pick == SLOT_PICK_MEANS, f"{said!r} was heard as {text!r}"
+
+
+def test_with_scoring_off_whispers_own_words_are_handed_over(runtime, flow, clinic, voices):
+    question = flow.questions["slot_choice"]
+    expected, meaning = asked(question, clinic)
+    pcm = spoken(voices["espeak-en-us"], SLOT_PICK_MISSED)
+    assert meaning(heard(runtime, pcm, question, expected, understand=meaning, scoring=False)).slot_pick is None
