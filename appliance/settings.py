@@ -96,6 +96,9 @@ class VoiceSettings(Section):
     barge_in_min_s: float = Field(0.5, ge=0)
     greeting_cache: bool = True
     stt_hotwords: bool = True
+    # score the answers a question expects against the audio where Whisper's words understood nothing
+    # (appliance/voice/answer_scoring.py)
+    stt_answer_scoring: bool = True
     stt_beam_size: int = Field(1, ge=1, le=10)
     # below about 8 s Whisper has too little quiet after the words to end on, and repeats them
     stt_window_s: float = Field(10.0, ge=8, le=30)

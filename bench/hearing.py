@@ -1,6 +1,7 @@
 """How well one answer is heard, question by question, caller voice by voice, line by line.
 
-    python bench/hearing.py [--voices V,...] [--lines L,...] [--kinds K,...] [--limit N] [--seed S]
+    python bench/hearing.py [--voices V,...] [--lines L,...] [--kinds K,...] [--limit N [--whole K,...]] [--seed S]
+                            [--answer-scoring on|off]
     python bench/hearing.py --from var/bench/hearing.jsonl       (the section again, from a run's answers)
     (default: all six voices, the g711 line, every kind, every answer)
 
@@ -140,6 +141,9 @@ def ask(listener: Any, item: Item, probe: Probe) -> Callable[[str], Any]:
     here."""
     from appliance.clinic.regions import region_for
     from appliance.domain import Slot
+    from appliance.engine.context import CallContext
+    from appliance.engine.expected_answers import expected_answers
+    from appliance.engine.rule_env import RuleEnv
     from appliance.understanding import ListenContext, understand
     from appliance.voice.stt import hotwords_for
 
@@ -150,9 +154,13 @@ def ask(listener: Any, item: Item, probe: Probe) -> Callable[[str], Any]:
     listener.turn_hotwords = question.stt_prompt or ""
     service, practitioner, location = catalog.services[0], catalog.practitioners[0], catalog.locations[0]
     offered = tuple(Slot(start, service.id, practitioner.id, location.id, service.minutes) for start in item.offered)
-    context = ListenContext(question=question, now=probe.now, catalog=catalog,
-                            region=region_for(probe.clinic.profile().region), offered_slots=offered)
-    return lambda text: understand(text, context)
+    region = region_for(probe.clinic.profile().region)
+    context = ListenContext(question=question, now=probe.now, catalog=catalog, region=region, offered_slots=offered)
+    # what the engine would tell the ears to expect after asking it (engine/expected_answers.py)
+    listener.expected = expected_answers(question, CallContext(call_id="hearing", offered=offered),
+                                         RuleEnv(catalog, probe.clinic.profile(), {}, region))
+    listener.understand = lambda text: understand(text, context)   # as the engine reads them (choices scored)
+    return listener.understand
 
 
 # ------------------------------------------------------------------ right or wrong
@@ -259,8 +267,9 @@ class Ears:
         if self._running is not None:
             await self._running
 
-    async def hear(self, pcm: bytes) -> list[str]:
-        """The caller's turns that `pcm` (an answer with the quiet around it) made, as handed over."""
+    async def hear(self, pcm: bytes) -> tuple[list[str], list[str]]:
+        """The caller's turns that `pcm` (an answer with the quiet around it) made, as handed over, and Whisper's
+        own words for each (before any expected answer was scored against the audio)."""
         await self.line.say(pcm)
         sent = int(self.line.sent_s * self.rate)
         waited = 0.0
@@ -288,17 +297,19 @@ def _turn_sink():
         def __init__(self):
             super().__init__()
             self.turns: list[str] = []
+            self.written: list[str] = []   # Whisper's own words for each turn, before any expected answer was scored
 
         async def process_frame(self, frame, direction):
             await super().process_frame(frame, direction)
             if isinstance(frame, CallerTurnFrame):
                 self.turns.append(frame.text)
+                self.written.append(frame.text if frame.written is None else frame.written)
                 return
             await self.push_frame(frame, direction)
 
-        def take(self) -> list[str]:
-            taken, self.turns = self.turns, []
-            return taken
+        def take(self) -> tuple[list[str], list[str]]:
+            taken, written, self.turns, self.written = self.turns, self.written, [], []
+            return taken, written
 
     return TurnSink()
 
@@ -314,10 +325,14 @@ class Heard:
     right: bool
     took: str
     turns: int
+    free: str = ""          # Whisper's own words, before any expected answer was scored against the audio
+    right_free: bool = False
+    took_free: str = ""
 
     def as_json(self) -> dict:
         return {"kind": self.item.kind, "voice": self.voice, "line": self.line, "said": self.item.say,
-                "heard": self.heard, "turns": self.turns, "right": self.right, "understood": self.took}
+                "heard": self.heard, "turns": self.turns, "right": self.right, "understood": self.took,
+                "free": self.free, "right_free": self.right_free, "understood_free": self.took_free}
 
 
 @dataclass
@@ -328,7 +343,7 @@ class Run:
 
 
 async def probe_voice(runtime: Any, probe: Probe, items: list[Item], voice_name: str, line_name: str, seed: int,
-                      on_heard: Callable[[Heard], None]) -> list[Heard]:
+                      on_heard: Callable[[Heard], None], scoring: bool | None = None) -> list[Heard]:
     from appliance.simulate.caller_speech import CallerVoice
     from appliance.simulate.caller_voices import stable_seed
 
@@ -339,15 +354,18 @@ async def probe_voice(runtime: Any, probe: Probe, items: list[Item], voice_name:
     spoken = await loop.run_in_executor(None, lambda: [voice.audio(item.say) for item in items])
     background = voice.background()
     ears = Ears(runtime, rate, background)
+    ears.listener.answer_scoring = runtime.settings.voice.stt_answer_scoring if scoring is None else scoring
     await ears.start()
     results = []
     try:
         for item, pcm in zip(items, spoken):
             meaning = ask(ears.listener, item, probe)
-            turns = await ears.hear(_quiet(background, LEAD_IN_S, rate) + pcm + _quiet(background, TAIL_S, rate))
-            heard = " ".join(t for t in turns if t)
+            turns, written = await ears.hear(_quiet(background, LEAD_IN_S, rate) + pcm
+                                             + _quiet(background, TAIL_S, rate))
+            heard, free = " ".join(t for t in turns if t), " ".join(t for t in written if t)
             right, took = understood(item, meaning(heard))
-            result = Heard(item, voice_name, line_name, heard, right, took, len(turns))
+            right_free, took_free = (right, took) if free == heard else understood(item, meaning(free))
+            result = Heard(item, voice_name, line_name, heard, right, took, len(turns), free, right_free, took_free)
             results.append(result)
             on_heard(result)
     finally:
@@ -368,6 +386,7 @@ def text_baseline(probe: Probe, items: list[Item]) -> dict[str, tuple[bool, str]
     class _Ears:   # the listener's attributes `ask` sets, with nothing behind them
         question = None
         hotwords = turn_hotwords = ""
+        expected = ()
 
     return {item.where: understood(item, ask(_Ears(), item, probe)(item.say)) for item in items}
 
@@ -420,6 +439,32 @@ def body(run: Run, probe: Probe, items: list[Item], voices: list[str], lines: li
     return "\n".join(lines_out).rstrip()
 
 
+def scoring_body(run: Run, items: list[Item], voices: list[str], lines: list[str], note: str) -> str:
+    """What scoring the expected answers against the audio (voice/answer_scoring.py) changed in this run:
+    per kind and voice, answers right from Whisper's own words and right as handed over, and every answer
+    whose words it changed."""
+    kinds = [k for k in KINDS if any(i.kind == k for i in items)]
+    columns = [(v, ln) for ln in lines for v in voices]
+    rows = ["| kind | " + " | ".join(_column(v, ln, lines) for v, ln in columns) + " |",
+            "|---|" + "---|" * len(columns)]
+    for kind in kinds + ["all"]:
+        cells = []
+        for v, ln in columns:
+            chosen = [r for r in run.results if (r.voice, r.line) == (v, ln) and kind in ("all", r.item.kind)]
+            cells.append(f"{sum(r.right_free for r in chosen)} → {sum(r.right for r in chosen)} of {len(chosen)}"
+                         if chosen else "-")
+        rows.append(f"| {'**all**' if kind == 'all' else KIND_NAMES[kind]} | " + " | ".join(cells) + " |")
+    changed = [r for r in run.results if r.free != r.heard]
+    out = ["### Hearing: scoring the expected answers against the audio (`bench/hearing.py`)", "", note, "",
+           "The same run: answers understood right from Whisper's own words (what `[voice] stt_answer_scoring = "
+           "false` hands over) → as handed over with the expected answers scored (`appliance/voice/"
+           "answer_scoring.py`).", "", *rows, "", f"Answers whose words scoring changed: {len(changed)}", ""]
+    out += [f"- {_column(r.voice, r.line, lines)}, {KIND_NAMES[r.item.kind]}: \"{r.item.say}\" -> \"{r.free}\" -> "
+            f"\"{r.heard}\" -> {r.took} ({'right' if r.right else 'wrong'}, was {'right' if r.right_free else 'wrong'})"
+            for r in changed] or ["- none"]
+    return "\n".join(out)
+
+
 def _column(voice: str, line: str, lines: list[str]) -> str:
     return voice if len(lines) == 1 else f"{voice} {line}"
 
@@ -437,9 +482,15 @@ def machine_note(args: argparse.Namespace) -> str:
                platform.processor() or platform.machine())
     options = " ".join(f"--{k} {v}" for k, v in (("voices", ",".join(args.voices)), ("lines", ",".join(args.lines)),
                                                  ("kinds", ",".join(args.kinds)), ("limit", args.limit),
-                                                 ("seed", args.seed)) if v not in (None, ""))
+                                                 ("whole", ",".join(args.whole)),
+                                                 ("seed", args.seed), ("answer-scoring", args.answer_scoring))
+                       if v not in (None, ""))
     return (f"Commit {commit}{' with local changes' if dirty else ''}; {cpu}, {os.cpu_count()} cores, "
             f"load {' '.join(f'{x:.1f}' for x in os.getloadavg())} at the start; `{options}`.")
+
+
+def _on_off(value: str | None) -> bool | None:
+    return None if value is None else value == "on"
 
 
 def _cpuinfo() -> list[str]:
@@ -479,7 +530,8 @@ async def run_probe(args: argparse.Namespace, probe: Probe, items: list[Item], n
         for line in args.lines:
             for voice in args.voices:
                 started = time.perf_counter()
-                run.results += await probe_voice(runtime, probe, items, voice, line, args.seed, on_heard)
+                run.results += await probe_voice(runtime, probe, items, voice, line, args.seed, on_heard,
+                                                 _on_off(args.answer_scoring))
                 run.seconds[(voice, line)] = time.perf_counter() - started
         out.write(json.dumps({"run": {"note": note, "voices": args.voices, "lines": args.lines,
                                       "seconds": [[v, ln, round(t, 1)] for (v, ln), t in run.seconds.items()]}}) + "\n")
@@ -499,7 +551,9 @@ def run_from(path: Path, probe: Probe) -> tuple[Run, list[Item], list[str], list
         if item is None:
             raise BadItems(f"{path}: {record['kind']} answer {record['said']!r} is no longer in {ITEMS.name}")
         run.results.append(Heard(item, record["voice"], record["line"], record["heard"], record["right"],
-                                 record["understood"], record["turns"]))
+                                 record["understood"], record["turns"], record.get("free", record["heard"]),
+                                 record.get("right_free", record["right"]),
+                                 record.get("understood_free", record["understood"])))
         voices += [record["voice"]] if record["voice"] not in voices else []
         lines += [record["line"]] if record["line"] not in lines else []
     asked = {r.item.where for r in run.results}
@@ -514,16 +568,22 @@ def main() -> int:
     parser.add_argument("--lines", default=DEFAULT_LINE, help=f"comma-separated, of {', '.join(LINES)}")
     parser.add_argument("--kinds", default=",".join(KINDS), help=f"comma-separated, of {', '.join(KINDS)}")
     parser.add_argument("--limit", type=int, default=None, help="the first N answers of each kind")
+    parser.add_argument("--whole", default="", help="comma-separated kinds asked in full despite --limit")
     parser.add_argument("--seed", type=int, default=0, help="the caller voices' seed (pace, noise, lost packets)")
+    parser.add_argument("--answer-scoring", choices=("on", "off"), default=None,
+                        help="score expected answers against the audio (default: [voice] stt_answer_scoring)")
     parser.add_argument("--keep", type=Path, default=ROOT / "var" / "bench" / "hearing.jsonl",
                         help="where each answer's result goes (JSON lines)")
     parser.add_argument("--from", dest="source", type=Path, help="write the section from an earlier run's --keep file")
     parser.add_argument("--no-write", action="store_true", help="print the section, leave RESULTS.md alone")
+    parser.add_argument("--scoring-only", action="store_true",
+                        help="write only the sub-section on scoring expected answers, leave the hearing table alone")
     parser.add_argument("--note", default="", help="a line on how the run went (load, a crash), under the title")
     args = parser.parse_args()
     args.voices = _names(args.voices, VOICES, "voice")
     args.lines = _names(args.lines, LINES, "line")
     args.kinds = _names(args.kinds, KINDS, "kind")
+    args.whole = _names(args.whole, KINDS, "kind") if args.whole else []
 
     from appliance.simulate.caller_voices import VoiceUnavailable, check_voice
 
@@ -534,25 +594,28 @@ def main() -> int:
         else:
             for voice in args.voices:
                 check_voice(voice)
-            items = chosen_items(probe, args.kinds, args.limit)
+            items = chosen_items(probe, args.kinds, args.limit, args.whole)
             voices, lines, note = args.voices, args.lines, machine_note(args)
             run = asyncio.run(run_probe(args, probe, items, note))
     except (VoiceUnavailable, BadItems) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text = body(run, probe, items, voices, lines, f"{note} {args.note}".strip())
-    print("\n" + text)
+    scoring = scoring_body(run, items, voices, lines, f"{note} {args.note}".strip())
+    print("\n" + text + "\n\n" + scoring)
     if not args.no_write:
-        print(f"\nwritten to {write_section('hearing', text)}")
+        if not args.scoring_only:
+            write_section("hearing", text)
+        print(f"\nwritten to {write_section('hearing_scoring', scoring)}")
     return 0
 
 
-def chosen_items(probe: Probe, kinds: list[str], limit: int | None) -> list[Item]:
-    """The items of `kinds`, the first `limit` of each."""
+def chosen_items(probe: Probe, kinds: list[str], limit: int | None, whole: list[str] = ()) -> list[Item]:
+    """The items of `kinds`, the first `limit` of each (all of those in `whole`)."""
     taken: dict[str, int] = {}
     items = []
     for item in probe.items:
-        if item.kind in kinds and (limit is None or taken.get(item.kind, 0) < limit):
+        if item.kind in kinds and (limit is None or item.kind in whole or taken.get(item.kind, 0) < limit):
             taken[item.kind] = taken.get(item.kind, 0) + 1
             items.append(item)
     return items

@@ -507,6 +507,11 @@ class Engine:
             log.warning("call %s: understanding failed: %s", self.ctx.call_id, type(exc).__name__)
             return Utterance(text=text, intents=())
 
+    def understand_answer(self, text: str) -> Utterance:
+        """What `text` would say to the question now waited for, changing nothing (the ears ask it to tell
+        words understood from a miss before scoring the expected answers against the audio)."""
+        return self._understand(text, self.current)
+
     def _normalise_caller_id(self, caller_id: str) -> str:
         if not caller_id:
             return ""

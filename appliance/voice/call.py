@@ -95,7 +95,7 @@ class VoiceCall:
         self.listener = CallerListener(
             transcriber=runtime.transcriber, rate=rate, vad_start_secs=voice.vad_start_secs,
             vad_stop_secs=voice.vad_stop_secs, smart_turn=runtime.smart_turn, barge_in_min_s=voice.barge_in_min_s,
-            hotwords=hotwords, call_id=self.call_id,
+            hotwords=hotwords, call_id=self.call_id, answer_scoring=voice.stt_answer_scoring,
             on_barge_in=lambda at: on_event and on_event(_barge_in_event(at)))
         self.conversation.listener = self.listener
         self.vad = VADProcessor(vad_analyzer=self.vad_analyzer(self.listener.vad_pause_secs))

@@ -373,6 +373,9 @@ class EngineProcessor(FrameProcessor):
             # what the next answer is likely to hold (none when hot words are off in the settings)
             prompt = question.stt_prompt if question is not None else None
             self.listener.turn_hotwords = (prompt or "") if self.listener.hotwords else ""
+            self.listener.expected = result.expected
+            if hasattr(self.engine, "understand_answer"):
+                self.listener.understand = lambda text: self.host.run(self.engine.understand_answer, text)
         speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
         await speech.finished.wait()
         timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None

@@ -31,6 +31,7 @@ class CallerTurnFrame(DataFrame):
     stt_failed: bool = False
     barged_in: bool = False        # the caller spoke over the agent to say it
     unheard: bool = False          # speech in which no words were made out, where a short answer was expected
+    written: str | None = None     # Whisper's own words, where an expected answer scored against the audio replaced them
 
 
 @dataclass

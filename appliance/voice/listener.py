@@ -69,7 +69,7 @@ import re
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import AsyncGenerator, Callable
+from typing import Any, AsyncGenerator, Callable
 
 import numpy as np
 
@@ -89,6 +89,7 @@ from pipecat.services.stt_service import STTService
 from pipecat.utils.time import time_now_iso8601
 
 from ..understanding import Question
+from .answer_scoring import Expected, expected_for
 from .frames import CallerTurnFrame
 from .stt import Transcript, WhisperTranscriber
 from .turn_analyzer import QuestionTurnAnalyzer, answer_looks_complete, completes_sooner  # noqa: F401 (tests' names)
@@ -175,7 +176,7 @@ class CallerListener(STTService):
     def __init__(self, *, transcriber: WhisperTranscriber, rate: int, vad_start_secs: float, vad_stop_secs: float,
                  smart_turn: SmartTurn | None = None, barge_in_min_s: float = 0.5, hotwords: str = "",
                  call_id: str = "-", on_barge_in: Callable[[float], None] | None = None,
-                 turn_analyzer: QuestionTurnAnalyzer | None = None, **kwargs):
+                 turn_analyzer: QuestionTurnAnalyzer | None = None, answer_scoring: bool = True, **kwargs):
         # the caller's audio stops here: nothing after the ears needs it
         model = getattr(transcriber, "model_dir", None)
         super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs,
@@ -189,6 +190,9 @@ class CallerListener(STTService):
         self.barge_in_min_s = barge_in_min_s
         self.hotwords = hotwords
         self.turn_hotwords = ""    # what the next answer is likely to hold (set by the EngineProcessor)
+        self.expected: tuple[str, ...] = ()   # the engine's likely answers to the question just asked (ditto)
+        self.answer_scoring = answer_scoring  # score them against the audio where Whisper's words miss
+        self.understand: Callable[[str], Any] | None = None   # words -> Utterance, for the question just asked
         self.call_id = call_id
         self.on_barge_in = on_barge_in
         self.accepting = True
@@ -529,8 +533,11 @@ class CallerListener(STTService):
 
     def _transcribe(self, pcm: bytes) -> asyncio.Future:
         loop = asyncio.get_running_loop()
-        return loop.run_in_executor(self.transcriber.executor,
-                                    lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.prompt_words))
+        question = self.question
+        expected = expected_for(question, self.expected) if self.answer_scoring else Expected()
+        scoring = {"expected": expected, "question": question, "understand": self.understand} if expected else {}
+        return loop.run_in_executor(self.transcriber.executor, lambda: self.transcriber.transcribe(
+            pcm, self.rate, hotwords=self.prompt_words, **scoring))
 
     async def _transcribe_turn(self, previous: asyncio.Task | None, utt: _Utterance, pcm: bytes,
                                turn_end: float, transcription: asyncio.Future, generation: int) -> None:
@@ -564,7 +571,8 @@ class CallerListener(STTService):
         await self.push_frame(CallerTurnFrame(
             text="" if unheard else heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end,
             turn_end=turn_end, heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s,
-            stt_failed=failed is not None, barged_in=utt.confirmed, unheard=unheard))
+            stt_failed=failed is not None, barged_in=utt.confirmed, unheard=unheard,
+            written=None if unheard else heard.written))
 
     def _not_heard(self, utt: _Utterance, heard: Transcript) -> bool:
         """Where a short answer settles the question: speech Whisper made no words of, or a short answer it

@@ -32,16 +32,20 @@ to weigh a lone "Yeah." that may have been a throat-clear.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .answer_scoring import SCORE_MAX_S, AnswerScorer, Expected, plain, worth_scoring
 from .audio import WHISPER_RATE, resample, to_float
+
+log = logging.getLogger("appliance.voice")
 
 _NOISE = re.compile(r"[\[(*♪][^\])*♪]*[\])*♪]")
 _LETTERS = re.compile(r"[^\W_]")  # letters of any script, and digits (words too: "0418 555 023")
@@ -79,6 +83,7 @@ class Transcript:
     ms: float          # time spent transcribing
     audio_s: float     # length of the audio transcribed
     no_speech: float = 0.0   # Whisper's own doubt that the clip held speech at all (0 to 1)
+    written: str | None = None   # Whisper's own words, where an expected answer scored against the audio replaced them
 
     @property
     def has_words(self) -> bool:
@@ -201,6 +206,14 @@ def hotwords_for(catalog, profile=None) -> str:
     return ", ".join(seen)
 
 
+@dataclass(frozen=True)
+class _Read:
+    text: str
+    no_speech: float
+    encoded: Any = None   # the encoder's output, kept for scoring expected answers over the same pass
+    frames: int = 0
+
+
 def window_samples(audio_samples: int, window_s: float, rate: int = WHISPER_RATE) -> int:
     """How many samples of audio (the clip and the quiet after it) Whisper is given for a clip."""
     seconds = max(window_s, audio_samples / rate + QUIET_SHARE * window_s)
@@ -222,32 +235,46 @@ class WhisperTranscriber:
                                   cpu_threads=cpu_threads, num_workers=workers, local_files_only=True)
         self.tokenizer = Tokenizer(self.model.hf_tokenizer, True, task="transcribe", language="en")
         self.suppress = list(get_suppressed_tokens(self.tokenizer, [-1]))
+        self.scorer = AnswerScorer(self.model.model, self.tokenizer)
         self.load_s = time.perf_counter() - started
         # two threads queue on the model, so a barge-in check can wait behind a turn, not behind a thread pool
         self.executor = ThreadPoolExecutor(max_workers=max(2, workers), thread_name_prefix="stt")
 
-    def transcribe(self, pcm: bytes, rate: int, *, hotwords: str | None = None) -> Transcript:
-        """Blocking: call it from a worker thread (`self.executor`)."""
+    def transcribe(self, pcm: bytes, rate: int, *, hotwords: str | None = None, expected: Expected = Expected(),
+                   question: Any = None, understand: Callable[[str], Any] | None = None) -> Transcript:
+        """Blocking: call it from a worker thread (`self.executor`). `expected`: the phrases the answer to
+        `question` is likely to be, scored against a short clip's audio where Whisper's words, read by
+        `understand` (words -> Utterance), settle nothing (answer_scoring.py)."""
         started = time.perf_counter()
         audio = resample(to_float(pcm), rate, WHISPER_RATE)
         if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
             hotwords = None
         lead_in = np.zeros(int(LEAD_IN_S * WHISPER_RATE), np.float32)
-        text, no_speech = self._read(np.concatenate([lead_in, audio]), hotwords=hotwords)
-        return Transcript(clean_transcript(text, hotwords), (time.perf_counter() - started) * 1000,
-                          len(audio) / WHISPER_RATE, no_speech)
+        read = self._read(np.concatenate([lead_in, audio]), hotwords=hotwords)
+        text, written = clean_transcript(read.text, hotwords), None
+        if (read.encoded is not None and len(audio) <= SCORE_MAX_S * WHISPER_RATE
+                and worth_scoring(expected, question, text, understand)):
+            try:
+                reading = self.scorer.pick(read.encoded, read.frames, text, expected)
+            except Exception as exc:   # a second opinion: Whisper's own words stand without it
+                log.warning("scoring the expected answers failed (%s); Whisper's words stand", type(exc).__name__)
+                reading = None
+            if reading is not None and plain(reading.text) != plain(text):
+                text, written = reading.text, text
+        return Transcript(text, (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE, read.no_speech,
+                          written)
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
-        return self._read(audio, hotwords=hotwords)[0]
+        return self._read(audio, hotwords=hotwords).text
 
-    def _read(self, audio: np.ndarray, *, hotwords: str | None) -> tuple[str, float]:
+    def _read(self, audio: np.ndarray, *, hotwords: str | None) -> _Read:
         """The words in `audio` (16 kHz float), and Whisper's doubt that it held speech."""
         window = window_samples(len(audio), self.window_s)
         if window >= WHISPER_WINDOW_S * WHISPER_RATE:
             return self._transcribe_padded(audio, hotwords=hotwords)
         return self._transcribe_window(audio, window, hotwords=hotwords)
 
-    def _transcribe_window(self, audio: np.ndarray, window: int, *, hotwords: str | None) -> tuple[str, float]:
+    def _transcribe_window(self, audio: np.ndarray, window: int, *, hotwords: str | None) -> _Read:
         """One clip, encoded in a window of `window` samples, decoded as faster-whisper would (see the module)."""
         tokenizer = self.tokenizer
         clip = np.zeros(window, np.float32)
@@ -269,10 +296,10 @@ class WhisperTranscriber:
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         average = result.scores[0] * len(tokens) / (len(tokens) + 1)
         if result.no_speech_prob > NO_SPEECH_PROB and average < LOG_PROB_FLOOR:
-            return "", result.no_speech_prob
-        return tokenizer.decode(tokens).strip(), result.no_speech_prob
+            return _Read("", result.no_speech_prob, encoded, frames)
+        return _Read(tokenizer.decode(tokens).strip(), result.no_speech_prob, encoded, frames)
 
-    def _transcribe_padded(self, audio: np.ndarray, *, hotwords: str | None) -> tuple[str, float]:
+    def _transcribe_padded(self, audio: np.ndarray, *, hotwords: str | None) -> _Read:
         segments, _ = self.model.transcribe(
             audio, language="en", task="transcribe", beam_size=self.beam_size, best_of=1, temperature=0.0,
             condition_on_previous_text=False, without_timestamps=True, vad_filter=False,
@@ -280,7 +307,8 @@ class WhisperTranscriber:
             max_new_tokens=TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE),
         )
         segments = list(segments)
-        return _join(segment.text for segment in segments), min((s.no_speech_prob for s in segments), default=1.0)
+        return _Read(_join(segment.text for segment in segments),
+                     min((s.no_speech_prob for s in segments), default=1.0))
 
 
 def load_transcriber(model_dir: str | Path, *, device: str, compute_type: str, **options) -> tuple[WhisperTranscriber, str | None]:

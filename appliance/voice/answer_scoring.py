@@ -1,0 +1,216 @@
+"""The answers a question expects, scored against the audio where Whisper's own words understood nothing.
+
+Where the next answer is one of a few known phrases (engine/expected_answers.py: the slots just offered, the
+clinic's sites and services, the patients on the caller's number; the declared yes and no of a read-back),
+Whisper's decoder is made to read each phrase over the clip's encoded audio (CTranslate2's `Whisper.align`,
+the same encoder pass as the free transcription) and each is scored by the summed log-probability of its
+tokens. Whisper's own words are scored the same way.
+
+A forced reading always fits some phrase, even to a cough or a question, and it cannot tell a misheard
+answer from another word that shares its sounds ("Incorrect." reads well as "correct"). So it is used two
+ways, by what a wrong pick would cost:
+
+- A choice (a slot, a site, a service, a name): a wrong pick is read back before anything is written. A
+  phrase is taken when Whisper's words, understood as the engine would (`understand`), say nothing at all,
+  the best phrase beats the runner-up by CHOICE_GAP, and it reads nearly as well as Whisper's own words
+  (CHOICE_MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
+- A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
+  one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
+  and no worse than every rival (`yes_rivals` in config/flows/answer_scoring.yaml: negated yeses, fillers,
+  questions); otherwise the engine asks again. A yes was allowed at first, only where it beat every rival by
+  3 nats: on the hearing probe a spoken "Not quite." that Whisper wrote "Outline" still read as "that's
+  right" (bench/RESULTS.md, "Hearing: scoring the expected answers").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import yaml
+
+from ..understanding import Question
+from ..understanding.normalise import normalise
+
+RIVALS_FILE = Path(__file__).resolve().parents[2] / "config" / "flows" / "answer_scoring.yaml"
+SCORE_MAX_S = 3.0        # seconds of audio: a longer clip is no short answer, and is never scored
+CHOICE_MAX_WORDS = 4     # Whisper's own words, at most, for a choice to be second-guessed
+YES_NO_MAX_WORDS = 1     # ... for a read-back's answer (a shorter phrase reads better summed than a longer
+                         # answer it begins: "Yes." over "Yes, that's great.")
+MARGIN = 2.0             # nats: how far below Whisper's own words a declared no may read and still be taken
+# ... and a choice, which is read back before anything is written: Whisper's words for a short answer are often
+# shorter than the phrase ("Aircon one." for "the second one" reads 3.4 nats better than the phrase)
+CHOICE_MARGIN = 4.0
+EMPTY_MEAN_MIN = -1.2    # nats per token: where Whisper wrote nothing, how well a phrase must read on its own
+CHOICE_GAP = 1.5         # nats: how far the phrase taken must read above the next best choice
+NO_GAP = 1.0             # nats: how far a declared no must read above every yes to be taken
+_WORDS = re.compile(r"[^\w']+")
+
+
+class ScoringConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What may be scored for one turn: a choice's phrases, or a read-back's yeses, noes and rivals."""
+    choices: tuple[str, ...] = ()
+    yes: tuple[str, ...] = ()
+    no: tuple[str, ...] = ()
+    rivals: tuple[str, ...] = ()
+
+    @property
+    def read_back(self) -> bool:
+        return bool(self.yes)
+
+    def __bool__(self) -> bool:
+        return bool(self.choices or self.yes)
+
+
+@dataclass(frozen=True)
+class Reading:
+    text: str          # the phrase as declared
+    role: str          # "choice", "yes", "no" or "rival"
+    score: float       # summed log-probability of its tokens
+    tokens: int
+
+    @property
+    def mean(self) -> float:
+        return self.score / max(1, self.tokens)
+
+
+def plain(text: str) -> str:
+    return " ".join(_WORDS.sub(" ", text.lower().replace("-", " ")).split())
+
+
+def as_whisper_writes(phrase: str) -> str:
+    """A phrase as Whisper writes a short answer: a leading space, a capital, a full stop ("yep" -> " Yep.")."""
+    phrase = phrase.strip()
+    return " " + phrase[:1].upper() + phrase[1:] + ("" if phrase.endswith((".", "?", "!")) else ".")
+
+
+@lru_cache(maxsize=4)
+def yes_rivals(path: Path = RIVALS_FILE) -> tuple[str, ...]:
+    """The phrases a yes must clearly beat (config/flows/answer_scoring.yaml, `yes_rivals`: groups of phrases)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ScoringConfigError(f"{path}: cannot be read: {exc}") from None
+    groups = data.get("yes_rivals") if isinstance(data, dict) else None
+    if not isinstance(groups, dict) or not groups:
+        raise ScoringConfigError(f"{path}: yes_rivals: needs groups of phrases (negated: [incorrect, ...])")
+    phrases: list[str] = []
+    for group, entries in groups.items():
+        if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
+            raise ScoringConfigError(f"{path}: yes_rivals.{group}: needs a list of phrases (quote yes and no)")
+        phrases += [e.strip() for e in entries]
+    return tuple(dict.fromkeys(phrases))
+
+
+def expected_for(question: Question | None, phrases: Sequence[str]) -> Expected:
+    """What the turn after `question` may score: `phrases` are the engine's expected answers for it."""
+    if question is None:
+        return Expected()
+    if question.read_back and question.short_answer_phrases:
+        by_intent = dict(question.short_answer_phrases)
+        return Expected(yes=tuple(by_intent.get("yes", ())), no=tuple(by_intent.get("no", ())),
+                        rivals=yes_rivals())
+    if question.short_answers:    # "anything else?": a yes or a no there is the caller's to say plainly
+        return Expected()
+    return Expected(choices=tuple(phrases))
+
+
+def worth_scoring(expected: Expected, question: Question | None, free: str,
+                  understand: Callable[[str], Any] | None = None) -> bool:
+    """Whether Whisper's words `free` are short enough to second-guess and say nothing to the question
+    (`understand`: words -> Utterance, as the engine reads them; without it no choice is second-guessed)."""
+    if not expected:
+        return False
+    words = plain(free)
+    if expected.read_back:
+        if len(words.split()) > YES_NO_MAX_WORDS:
+            return False
+        if question is not None and words and question.short_answer(normalise(free).text) is not None:
+            return False
+        if words in {plain(r) for r in expected.rivals}:
+            return False
+    elif understand is None or len(words.split()) > CHOICE_MAX_WORDS:
+        return False
+    return not words or understand is None or says_nothing(understand(free))
+
+
+def says_nothing(utterance: Any) -> bool:
+    """Whether an Utterance holds no intent and no detail at all."""
+    u = utterance
+    return not (u.intents or u.name or u.spelled or u.dob or u.phone or u.service_ids or u.location_id
+                or u.practitioner_id or u.window or u.weekdays or u.slot_pick is not None or u.booking_picks
+                or u.patient_status or u.answers)
+
+
+def choose(free: str, free_score: float | None, readings: Sequence[Reading]) -> Reading | None:
+    """The phrase to take instead of Whisper's words `free` (scored `free_score`), or None to keep them."""
+    if not readings:
+        return None
+    if any(r.role == "yes" for r in readings):
+        return _yes_or_no(free, free_score, readings)
+    ranked = sorted(readings, key=lambda r: r.score, reverse=True)
+    best = ranked[0]
+    if len(ranked) > 1 and best.score - ranked[1].score < CHOICE_GAP:
+        return None
+    return best if _reads_well(best, free, free_score, CHOICE_MARGIN) else None
+
+
+def _yes_or_no(free: str, free_score: float | None, readings: Sequence[Reading]) -> Reading | None:
+    """A declared no, or None: never a yes (see the module)."""
+    noes = [r for r in readings if r.role == "no"]
+    if not noes:
+        return None
+    no = max(noes, key=lambda r: r.score)
+    yes = max(r.score for r in readings if r.role == "yes")
+    rival = max((r.score for r in readings if r.role == "rival"), default=no.score)
+    return no if no.score - yes >= NO_GAP and no.score >= rival and _reads_well(no, free, free_score) else None
+
+
+def _reads_well(reading: Reading, free: str, free_score: float | None, margin: float = MARGIN) -> bool:
+    if plain(free):
+        return free_score is not None and reading.score >= free_score - margin
+    return reading.mean >= EMPTY_MEAN_MIN
+
+
+class AnswerScorer:
+    """Scores phrases over audio Whisper has already encoded."""
+
+    def __init__(self, model: Any, tokenizer: Any):
+        self.model = model            # ctranslate2.models.Whisper
+        self.tokenizer = tokenizer    # faster_whisper.tokenizer.Tokenizer
+
+    def scores(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[float, int]]:
+        """(summed log-probability, tokens) of each text read over `encoded` (one clip's encoder output, from
+        `frames` mel frames)."""
+        import ctranslate2
+
+        tokenizer = self.tokenizer
+        tokens = [tokenizer.encode(text) for text in texts]
+        batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
+        start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        results = self.model.align(ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)), start,
+                                   tokens, [frames] * len(tokens))
+        return [(float(np.sum(np.log(np.maximum(np.asarray(r.text_token_probs, dtype=np.float64), 1e-12)))),
+                 len(t)) for r, t in zip(results, tokens)]
+
+    def pick(self, encoded: Any, frames: int, free: str, expected: Expected) -> Reading | None:
+        phrases = ([(c, "choice") for c in expected.choices] + [(y, "yes") for y in expected.yes]
+                   + [(n, "no") for n in expected.no] + [(r, "rival") for r in expected.rivals])
+        if not phrases:
+            return None
+        texts = [as_whisper_writes(text) for text, _ in phrases]
+        if plain(free):
+            texts.append(" " + free.strip())
+        scored = self.scores(encoded, frames, texts)
+        free_score = scored[-1][0] if plain(free) else None
+        readings = [Reading(text, role, score, n) for (text, role), (score, n) in zip(phrases, scored)]
+        return choose(free, free_score, readings)

@@ -1,0 +1,171 @@
+"""Expected answers scored against the audio: a choice Whisper missed is recovered, a read-back's yes is never
+invented, and the setting turns it off.
+
+Real models: each answer is said by a caller voice (Piper's joe or espeak-ng) over the G.711 line and handed to
+the appliance's listener as a whole segment (its Pipecat `run_stt`), after the question it answers, as a call
+sets it: the declared question and the engine's expected answers for it."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+
+import pytest
+
+from appliance.engine.context import CallContext
+from appliance.engine.expected_answers import expected_answers
+from appliance.engine.flow import SHIPPED_FLOWS
+from appliance.settings import ConfigError, settings_from_mapping
+from appliance.voice.answer_scoring import (CHOICE_GAP, Reading, ScoringConfigError, choose,
+                                            worth_scoring, expected_for, yes_rivals)
+
+pytest.importorskip("pipecat")
+
+RATE = 8000
+ROOT = SHIPPED_FLOWS.parents[1]
+
+
+# ------------------------------------------------------------------ the rule, on scores
+
+
+def test_a_choice_is_taken_only_when_it_clearly_beats_the_runner_up():
+    first, second = Reading("the first one", "choice", -2.0, 3), Reading("the second one", "choice", -2.0 - CHOICE_GAP / 2, 3)
+    assert choose("", None, [first, second]) is None
+    far = Reading("the second one", "choice", -2.0 - CHOICE_GAP - 0.1, 3)
+    assert choose("", None, [first, far]) == first
+
+
+def test_a_choice_far_below_whispers_own_words_is_not_taken():
+    first, second = Reading("the first one", "choice", -9.0, 3), Reading("the second one", "choice", -20.0, 3)
+    assert choose("Hang on.", -1.0, [first, second]) is None
+
+
+def test_scoring_never_gives_a_yes_however_well_it_reads():
+    yes, rival = Reading("correct", "yes", -0.5, 1), Reading("incorrect", "rival", -30.0, 2)
+    assert choose("", None, [yes, Reading("nope", "no", -20.0, 1), rival]) is None
+
+
+def test_a_no_that_reads_better_than_every_yes_is_taken():
+    no = Reading("nope", "no", -1.0, 1)
+    assert choose("", None, [Reading("yep", "yes", -3.0, 1), no, Reading("um", "rival", -4.0, 1)]) == no
+
+
+def test_only_an_empty_or_one_word_transcript_that_settles_nothing_is_scored_at_a_read_back(flow):
+    question = flow.questions["confirm"]
+    expected = expected_for(question, ())
+    assert worth_scoring(expected, question, "") and worth_scoring(expected, question, "Nar.")
+    assert not worth_scoring(expected, question, "Yep.")            # a declared answer already
+    assert not worth_scoring(expected, question, "Incorrect.")      # a rival: never second-guessed into a yes
+    assert not worth_scoring(expected, question, "How much is it?")
+
+
+def test_the_rivals_come_from_the_config_file_and_a_bad_one_is_named(tmp_path):
+    assert {"incorrect", "uh", "sorry?"} <= set(yes_rivals())
+    bad = tmp_path / "answer_scoring.yaml"
+    bad.write_text("yes_rivals:\n  negated: [incorrect, 3]\n")
+    with pytest.raises(ScoringConfigError, match=r"answer_scoring.yaml: yes_rivals.negated"):
+        yes_rivals(bad)
+
+
+def test_the_setting_is_validated():
+    assert settings_from_mapping({"voice": {"stt_answer_scoring": False}}).voice.stt_answer_scoring is False
+    with pytest.raises(ConfigError, match="stt_answer_scoring"):
+        settings_from_mapping({"voice": {"stt_answer_scoring": "sometimes"}})
+
+
+# ------------------------------------------------------------------ spoken
+
+# the slots a pick is made among: Thursday 9:15 am, Thursday 12:15 pm, Friday 3:30 pm
+OFFERED = (datetime(2027, 2, 11, 9, 15), datetime(2027, 2, 11, 12, 15), datetime(2027, 2, 12, 15, 30))
+NOW = datetime(2027, 2, 8, 10, 0)
+# a short pick Whisper base writes as other words in espeak-ng's voice over G.711 ("Aircon one.")
+SLOT_PICK_MISSED, SLOT_PICK_MEANS = "Second one.", 1
+
+
+@pytest.fixture(scope="module")
+def clinic():
+    from appliance.clinic import load_clinic_file
+
+    return load_clinic_file(ROOT / "config" / "clinic.demo.yaml", today=NOW.date())
+
+
+@pytest.fixture(scope="module")
+def voices(runtime):
+    from appliance.simulate.caller_speech import CallerVoice
+
+    return {name: CallerVoice(runtime, RATE, voice=name, line="g711", seed=7) for name in ("piper-joe", "espeak-en-us")}
+
+
+def asked(question, clinic):
+    """The engine's expected answers after `question` (the slots above offered) and how an answer is understood."""
+    from appliance.clinic.regions import region_for
+    from appliance.domain import Slot
+    from appliance.engine.rule_env import RuleEnv
+    from appliance.understanding import ListenContext, understand
+
+    catalog = clinic.catalog()
+    service, practitioner, location = catalog.services[0], catalog.practitioners[0], catalog.locations[0]
+    offered = tuple(Slot(start, service.id, practitioner.id, location.id, service.minutes) for start in OFFERED)
+    region = region_for(clinic.profile().region)
+    expected = expected_answers(question, CallContext(call_id="test", offered=offered),
+                                RuleEnv(catalog, clinic.profile(), {}, region))
+    context = ListenContext(question=question, now=NOW, catalog=catalog, region=region, offered_slots=offered)
+    return expected, lambda text: understand(text, context)
+
+
+_SAID: dict[tuple[str, str], bytes] = {}
+
+
+def spoken(voice, said: str) -> bytes:
+    """`said` with a moment of quiet either side, the same audio every time it is asked for in the session (a
+    voice says a line again in another way)."""
+    key = (voice.voice_name, said)
+    if key not in _SAID:
+        _SAID[key] = bytes(int(0.3 * RATE) * 2) + voice.audio(said) + bytes(int(0.3 * RATE) * 2)
+    return _SAID[key]
+
+
+def heard(runtime, pcm: bytes, question, expected=(), *, understand=None, scoring: bool = True) -> str:
+    """What the listener hands over for `pcm` after `question`, with the engine's `expected` answers."""
+    from appliance.voice import CallerListener
+
+    listener = CallerListener(transcriber=runtime.transcriber, rate=RATE, vad_start_secs=0.2, vad_stop_secs=0.6,
+                              answer_scoring=scoring)
+    listener.question = question
+    listener.turn_hotwords = question.stt_prompt or ""
+    listener.expected = tuple(expected)
+    listener.understand = understand
+
+    async def run() -> str:
+        return " ".join([frame.text async for frame in listener.run_stt(pcm) if frame is not None])
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("voice_name", ["piper-joe", "espeak-en-us"])
+@pytest.mark.parametrize("said", ["Incorrect.", "Uh.", "Um.", "Hmm.", "Sorry?", "How much is it?", "Not correct."])
+def test_a_spoken_non_answer_at_a_read_back_is_never_made_a_yes(runtime, flow, clinic, voices, voice_name, said):
+    question = flow.questions["confirm"]
+    expected, meaning = asked(question, clinic)
+    pcm = spoken(voices[voice_name], said)
+    text = heard(runtime, pcm, question, expected, understand=meaning)
+    if meaning(text).has("yes"):   # then Whisper wrote a yes itself: scoring made nothing of it
+        assert text == heard(runtime, pcm, question, scoring=False), f"{said!r} became {text!r}"
+
+
+def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, voices):
+    question = flow.questions["slot_choice"]
+    expected, meaning = asked(question, clinic)
+    said = SLOT_PICK_MISSED
+    pcm = spoken(voices["espeak-en-us"], said)
+    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
+    assert meaning(free).slot_pick is None, f"Whisper now hears {said!r} as {free!r}: choose another example"
+    text = heard(runtime, pcm, question, expected, understand=meaning)
+    assert meaning(text).slot_pick == SLOT_PICK_MEANS, f"{said!r} was heard as {text!r}"
+
+
+def test_with_scoring_off_whispers_own_words_are_handed_over(runtime, flow, clinic, voices):
+    question = flow.questions["slot_choice"]
+    expected, meaning = asked(question, clinic)
+    pcm = spoken(voices["espeak-en-us"], SLOT_PICK_MISSED)
+    assert meaning(heard(runtime, pcm, question, expected, understand=meaning, scoring=False)).slot_pick is None
