@@ -12,7 +12,7 @@ Latency is read off the call's recording (`appliance/simulate/reply_gaps.py`):
 from the last sound of each caller line to the agent's first sound after it,
 on the line the caller hears. Interruptions are agent starts inside a caller
 line. Beside it, the pipeline's own events give what the wait is made of
-(turn-end wait, STT after the turn end, engine, TTS first audio), greeting
+(turn-end wait, STT after the turn end, the hand-over hold, queue wait, engine, TTS first audio), greeting
 delay, STT and TTS real-time factors, LLM first-token time, peak RSS. Writes
 the `latency` section of bench/RESULTS.md.
 
@@ -153,22 +153,31 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
     def wait(t):  # quiet heard before the turn was called over (VAD pause, Smart Turn, the rest of the quiet)
         return (t.turn_end - t.speech_end) * 1000
 
+    def decoded(t):  # the transcript ready (the hand-over's hold follows it)
+        return min(t.heard_at, t.decoded_at or t.heard_at)
+
     def stt_after(t):  # STT still running after the turn was called over (it may start at the pause)
-        return max(0.0, (t.heard_at - t.turn_end) * 1000)
+        return max(0.0, (decoded(t) - t.turn_end) * 1000)
+
+    def hold(t):  # the listener's wait for HANDOVER_QUIET_S of quiet, in case the caller goes on
+        return max(0.0, (t.heard_at - max(t.turn_end, decoded(t))) * 1000)
 
     complete = [t for t in replies if t.turn_end and t.heard_at]
     parts = {
         "turn-end wait": [wait(t) for t in complete],
         "STT after turn end": [stt_after(t) for t in complete],
+        "hand-over hold": [hold(t) for t in complete],
         "STT processing": [t.stt_ms for t in complete if t.stt_ms is not None],
+        "queue wait": [t.queue_ms for t in complete if t.queue_ms is not None],
         "engine (+LLM)": [t.engine_ms for t in complete if t.engine_ms is not None],
         "TTS first audio": [t.tts_first_audio_ms for t in complete if t.tts_first_audio_ms is not None],
-        "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - (t.engine_ms or 0)
+        "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - hold(t) - (t.engine_ms or 0)
                                  - (t.tts_first_audio_ms or 0) for t in complete],
     }
     return {
         "width": width, "calls": len(results), "passed": sum(r.verdict.passed for r in results),
         "failures": [r.verdict.line() for r in results if not r.verdict.passed],
+        "speculative": sum(t.stt_speculative for t in complete), "replies_timed": len(complete),
         "turns": len(latencies), "p50": percentile(latencies, 50) if latencies else None,
         "p95": percentile(latencies, 95) if latencies else None, "max": max(latencies) if latencies else None,
         "interruptions": sum(gap.interrupted for gap in gaps), "lines": len(gaps),
@@ -247,6 +256,12 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
               "|---|" + "---|" * len(levels[0]["parts"])]
     for level in levels:
         lines.append(f"| {level['width']} | " + " | ".join(fmt(v, '') for v in level["parts"].values()) + " |")
+    lines += ["", "STT after turn end is the decode still running when the turn was called over; hand-over hold is "
+              "the listener's wait for the quiet that keeps a sentence whole, after the transcript is ready; queue "
+              "wait is the time the turn's decode and the reply's speech waited on the box's scheduler "
+              "(appliance/voice/scheduler.py). Transcripts taken from a decode started at a pause: "
+              + ", ".join(f"{level['speculative']} of {level['replies_timed']} at {level['width']}" for level in levels)
+              + "."]
     lines += ["", "One thing at a time (no calls running):", "",
               f"- STT real-time factor {figures['stt_rtf']:.2f} (median over caller lines at 8 kHz quality)",
               f"- TTS real-time factor {figures['tts_rtf']:.3f}; first audio of a reply {fmt(figures['tts_first_ms'])}",
@@ -267,7 +282,7 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
         f"{name}: " + ("not measured" if value is None else f"{value:.0f}, {'met' if value <= goal else 'NOT met'}")
         for name, value, goal in goals) + ".")
     parts = one["parts"]
-    known = {k: v for k, v in parts.items() if v is not None and k != "STT processing"}
+    known = {k: v for k, v in parts.items() if v is not None and k not in ("STT processing", "queue wait")}
     if known:
         top = max(known, key=known.get)
         lines.append(f"At 1 call the largest share of a reply's wait is {top} ({known[top]:.0f} ms median).")

@@ -78,7 +78,10 @@ class TurnTiming:
     speech_end: float | None = None
     turn_end: float | None = None
     heard_at: float | None = None
+    decoded_at: float | None = None   # the transcript ready (heard_at is later by the listener's hand-over hold)
     stt_ms: float | None = None
+    queue_ms: float | None = None     # waited on the box's scheduler: the turn's decode and the reply's first phrase
+    stt_speculative: bool = False     # the transcript came from a decode started before the turn was over
     stt_audio_s: float | None = None
     engine_ms: float | None = None    # engine call as the pipeline saw it (thread hop and record write included)
     llm_ms: float | None = None
@@ -118,6 +121,7 @@ class _Speech:
     started: asyncio.Event = field(default_factory=asyncio.Event)
     finished: asyncio.Event = field(default_factory=asyncio.Event)
     first_audio_ms: float | None = None
+    queue_ms: float = 0.0
     agent_start: float | None = None
     agent_end: float | None = None
     cut: bool = False
@@ -186,6 +190,7 @@ class EngineProcessor(FrameProcessor):
             return
         if mark.edge == "start":
             speech.first_audio_ms = mark.first_audio_ms
+            speech.queue_ms = mark.queue_ms
             speech.agent_start = at if mark.first_audio_ms is not None else None
             speech.started.set()
             self._emit(CallEvent("speaking", data={"kind": speech.kind, "at": at}))
@@ -280,7 +285,8 @@ class EngineProcessor(FrameProcessor):
         self._silence_attempts = 0
         timing = TurnTiming(seq=-1, kind="reply", caller_text=frame.text, speech_start=frame.speech_start,
                             speech_end=frame.speech_end, turn_end=frame.turn_end, heard_at=frame.heard_at,
-                            stt_ms=round(frame.stt_ms, 1),
+                            stt_ms=round(frame.stt_ms, 1), decoded_at=frame.decoded_at or None,
+                            queue_ms=round(frame.stt_wait_ms, 1), stt_speculative=frame.stt_speculative,
                             stt_audio_s=frame.audio_s, stt_failed=frame.stt_failed, unheard=frame.unheard,
                             barge_in=frame.barged_in)
         result = await self._ask_engine(timing, self.engine.turn, frame.text)
@@ -379,6 +385,7 @@ class EngineProcessor(FrameProcessor):
         speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
         await speech.finished.wait()
         timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None
+        timing.queue_ms = round((timing.queue_ms or 0.0) + speech.queue_ms, 1)
         timing.agent_start = speech.agent_start
         timing.agent_end = speech.agent_end or time.time()
         timing.cut = speech.cut

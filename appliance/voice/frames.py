@@ -25,13 +25,16 @@ class CallerTurnFrame(DataFrame):
     speech_start: float = 0.0      # wall-clock time.time() moments
     speech_end: float = 0.0
     turn_end: float = 0.0          # when the end of the turn was decided
-    heard_at: float = 0.0          # when the transcript was ready (STT may start before the turn end)
+    heard_at: float = 0.0          # when the transcript was handed over (STT may start before the turn end)
     stt_ms: float = 0.0
     audio_s: float = 0.0
     stt_failed: bool = False
     barged_in: bool = False        # the caller spoke over the agent to say it
     unheard: bool = False          # speech in which no words were made out, where a short answer was expected
     written: str | None = None     # Whisper's own words, where an expected answer scored against the audio replaced them
+    decoded_at: float = 0.0        # when the transcript was ready (heard_at is later by the hand-over's hold)
+    stt_wait_ms: float = 0.0       # how long its decode waited on the box's STT lane (appliance/voice/scheduler.py)
+    stt_speculative: bool = False  # its decode was started at a pause, before the turn was over
 
 
 @dataclass
@@ -58,6 +61,7 @@ class SpeechMarkFrame(DataFrame):
     utterance_id: int = 0
     edge: str = "start"            # start | end
     first_audio_ms: float | None = None   # on `start`: text in to first audio out
+    queue_ms: float = 0.0                 # on `start`: of that, waiting on the box's TTS lane (scheduler.py)
     failed: bool = False           # on `end`: the voice failed part way
 
 

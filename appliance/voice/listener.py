@@ -91,6 +91,7 @@ from pipecat.utils.time import time_now_iso8601
 from ..understanding import Question
 from .answer_scoring import Expected, expected_for
 from .frames import CallerTurnFrame
+from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .stt import Transcript, WhisperTranscriber
 from .turn_analyzer import QuestionTurnAnalyzer, answer_looks_complete, completes_sooner  # noqa: F401 (tests' names)
 from .turn_detection import SmartTurn
@@ -145,6 +146,14 @@ SHORT_ANSWER_WORDS = 3
 
 
 @dataclass
+class _Decode:
+    """A transcription queued on the box's STT lane (`scheduler`)."""
+    job: Job
+    result: asyncio.Future            # the Transcript, on the call's loop
+    speculative: bool                 # started before the turn was over (at a pause)
+
+
+@dataclass
 class _Utterance:
     start_sample: int
     chunks: list[bytes] = field(default_factory=list)
@@ -158,13 +167,14 @@ class _Utterance:
     confirmed: bool = False           # real words over the agent: barge-in done
     checks: int = 0
     check_task: asyncio.Task | None = None
-    draft: asyncio.Future | None = None    # STT started at the pause, used if the caller says no more
+    draft: _Decode | None = None      # STT started at the pause, used if the caller says no more
     draft_generation: int = -1
     next_sample: int = 0              # line sample just after its last chunk
     finished_as: int = -1             # the generation that was sent off to be transcribed
     loud_until: int = 0               # line sample just after its last chunk louder than ONSET_LEVEL
-    early: asyncio.Future | None = None   # STT of the utterance up to a pause in its sound (EARLY_PAUSE_S)
+    early: _Decode | None = None      # STT of the utterance up to a pause in its sound (EARLY_PAUSE_S)
     early_covers: int = -1            # the loud_until that transcript covers
+    speculated: list[Job] = field(default_factory=list)   # its speculative decodes, for the log
 
 
 class CallerListener(STTService):
@@ -176,12 +186,14 @@ class CallerListener(STTService):
     def __init__(self, *, transcriber: WhisperTranscriber, rate: int, vad_start_secs: float, vad_stop_secs: float,
                  smart_turn: SmartTurn | None = None, barge_in_min_s: float = 0.5, hotwords: str = "",
                  call_id: str = "-", on_barge_in: Callable[[float], None] | None = None,
-                 turn_analyzer: QuestionTurnAnalyzer | None = None, answer_scoring: bool = True, **kwargs):
+                 turn_analyzer: QuestionTurnAnalyzer | None = None, answer_scoring: bool = True,
+                 scheduler: BoxScheduler | None = None, **kwargs):
         # the caller's audio stops here: nothing after the ears needs it
         model = getattr(transcriber, "model_dir", None)
         super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs,
                          settings=STTSettings(model=str(model) if model else None, language="en"))
         self.transcriber = transcriber
+        self.scheduler = scheduler or box_scheduler()   # Whisper's lane, shared with every call on the box
         self.rate = rate
         self.vad_start_secs = vad_start_secs
         self.vad_stop_secs = vad_stop_secs
@@ -253,7 +265,7 @@ class CallerListener(STTService):
 
     async def run_stt(self, audio: bytes) -> AsyncGenerator[Frame | None, None]:
         """A whole segment transcribed with the question's prompt (Pipecat's STT service contract)."""
-        heard: Transcript = await self._transcribe(audio)
+        heard: Transcript = await self._decode(audio, Priority.TURN_ENDED).result
         if heard.has_words:
             yield TranscriptionFrame(text=heard.text, user_id=self._user_id, timestamp=time_now_iso8601(),
                                      finalized=True)
@@ -295,16 +307,18 @@ class CallerListener(STTService):
         if (self.transcriber is None or utt.overlapped or not utt.loud_until or utt.early_covers == utt.loud_until
                 or self._samples - utt.loud_until < EARLY_PAUSE_S * self.rate or not self.accepting):
             return
-        if utt.early is not None and not utt.early.done():
-            return   # one at a time per utterance (other calls share the worker): the next quiet chunk tries again
+        if utt.early is not None and not utt.early.result.done():
+            # sound since made it useless: dropped if it has not started (another call's ended turn goes first
+            # anyway: speculative decodes wait behind those on the scheduler)
+            self.scheduler.cancel(utt.early.job, only=Priority.SPECULATIVE)
         # the clip is given the quiet it would have had at the VAD's pause, so it is decoded as it would be then
         # (Whisper's prompt is left out of clips under stt.HOTWORDS_MIN_S: a short answer is heard the same way)
         quiet_to_come = utt.loud_until + int((self.vad_pause_secs + VAD_LAG_S) * self.rate) - self._samples
-        utt.early = self._transcribe(b"".join(utt.chunks) + bytes(max(0, quiet_to_come) * 2))
-        utt.early.add_done_callback(_swallow)
+        utt.early = self._decode(b"".join(utt.chunks) + bytes(max(0, quiet_to_come) * 2), Priority.SPECULATIVE)
         utt.early_covers = utt.loud_until
+        utt.speculated.append(utt.early.job)
 
-    def _early_transcript(self, utt: _Utterance) -> asyncio.Future | None:
+    def _early_transcript(self, utt: _Utterance) -> _Decode | None:
         """The early transcript, when no sound has come since the pause it was started at."""
         return utt.early if utt.early is not None and utt.early_covers == utt.loud_until else None
 
@@ -444,8 +458,7 @@ class CallerListener(STTService):
             return
         # transcribe what was said so far while Smart Turn decides: if the caller says no more, the turn
         # is ready sooner (STT runs alongside the decision and the rest of the quiet, not after them)
-        utt.draft = self._early_transcript(utt) or self._transcribe(b"".join(utt.chunks))
-        utt.draft.add_done_callback(_swallow)
+        utt.draft = self._early_transcript(utt) or self._decode(b"".join(utt.chunks), Priority.SPECULATIVE)
         utt.draft_generation = utt.generation
         self.create_task(self._ask_smart_turn(utt, utt.generation))
 
@@ -453,8 +466,8 @@ class CallerListener(STTService):
         """At a question with patience: end the turn now if the early transcript is already a whole answer."""
         early = self._early_transcript(utt)
         try:
-            heard: Transcript = await early
-        except Exception:
+            heard: Transcript = await early.result
+        except (Exception, asyncio.CancelledError):
             return
         if (self._utt is utt and utt.waiting_end and utt.generation == generation
                 and self._early_transcript(utt) is early and answer_looks_complete(self.question, heard.text)):
@@ -477,18 +490,18 @@ class CallerListener(STTService):
         pcm = b"".join(utt.chunks)
         checked_to = self._samples
         spoken = ((utt.end_sample if utt.waiting_end else checked_to) - utt.start_sample) / self.rate
-        loop = asyncio.get_running_loop()
         try:
-            heard: Transcript = await loop.run_in_executor(
-                self.transcriber.executor, lambda: self.transcriber.transcribe(pcm, self.rate, hotwords=self.prompt_words))
+            decode = self._decode(pcm, Priority.BARGE_IN, scored=False)
+            heard: Transcript = await decode.result
         except Exception as exc:
             log.warning("call %s: STT failed while checking a barge-in (%s)", self.call_id, type(exc).__name__)
             heard = Transcript("", 0.0, 0.0)
         if self._utt is not utt:
             return
         backchannel = heard.has_words and is_backchannel(heard.text, spoken)
-        log.debug("call %s: barge-in check on %.2f s: %s", self.call_id, spoken,
-                  "a backchannel" if backchannel else "words" if heard.has_words else "no words")
+        log.debug("call %s: barge-in check on %.2f s: %s (%.0f ms, waited %.0f)", self.call_id, spoken,
+                  "a backchannel" if backchannel else "words" if heard.has_words else "no words", heard.ms,
+                  decode.job.wait_ms or 0)
         if heard.has_words and not backchannel and not utt.confirmed:
             utt.confirmed = True
             log.info("call %s: barge-in after %.2f s of caller speech", self.call_id,
@@ -524,23 +537,28 @@ class CallerListener(STTService):
         turn_end = time.time()
         pcm = b"".join(utt.chunks)
         draft = utt.draft if utt.draft is not None and utt.draft_generation == utt.generation else None
-        heard = self._early_transcript(utt) or draft or self._transcribe(pcm)
-        heard.add_done_callback(_swallow)
+        heard = self._early_transcript(utt) or draft or self._decode(pcm, Priority.TURN_ENDED)
+        self.scheduler.promote(heard.job, Priority.TURN_ENDED)   # the caller now waits for it
         utt.finished_as = utt.generation
         self._pending = utt
         previous = self._turns
         self._turns = self.create_task(self._transcribe_turn(previous, utt, pcm, turn_end, heard, utt.generation))
 
-    def _transcribe(self, pcm: bytes) -> asyncio.Future:
-        loop = asyncio.get_running_loop()
+    def _decode(self, pcm: bytes, priority: Priority, *, scored: bool = True) -> _Decode:
+        """`pcm` transcribed with the question's prompt (`scored`: and its expected answers scored against the
+        audio), queued on the box's STT lane as `priority`."""
+        transcriber, rate, hotwords = self.transcriber, self.rate, self.prompt_words
         question = self.question
-        expected = expected_for(question, self.expected) if self.answer_scoring else Expected()
+        expected = expected_for(question, self.expected) if scored and self.answer_scoring else Expected()
         scoring = {"expected": expected, "question": question, "understand": self.understand} if expected else {}
-        return loop.run_in_executor(self.transcriber.executor, lambda: self.transcriber.transcribe(
-            pcm, self.rate, hotwords=self.prompt_words, **scoring))
+        job = self.scheduler.submit("stt", lambda: transcriber.transcribe(pcm, rate, hotwords=hotwords, **scoring),
+                                    priority=priority, size=len(pcm) / 2 / rate, label=f"call {self.call_id}")
+        result = job.wrap()
+        result.add_done_callback(_swallow)
+        return _Decode(job, result, speculative=priority is Priority.SPECULATIVE)
 
     async def _transcribe_turn(self, previous: asyncio.Task | None, utt: _Utterance, pcm: bytes,
-                               turn_end: float, transcription: asyncio.Future, generation: int) -> None:
+                               turn_end: float, decode: _Decode, generation: int) -> None:
         if previous is not None and not previous.done():
             try:
                 await previous
@@ -548,8 +566,8 @@ class CallerListener(STTService):
                 pass
         failed: BaseException | None = None
         try:
-            heard = await transcription
-        except Exception as exc:
+            heard = await decode.result
+        except (Exception, asyncio.CancelledError) as exc:   # cancelled: only a speculative decode, never this one
             failed = exc
             heard = Transcript("", (time.time() - turn_end) * 1000, len(pcm) / 2 / self.rate)
         if not self.accepting or utt.finished_as != generation:
@@ -566,13 +584,20 @@ class CallerListener(STTService):
             self._pending = None
         utt.finished_as = -2  # handed over: it can no longer be reopened
         unheard = failed is None and self._not_heard(utt, heard)
+        job = decode.job
+        log.debug("call %s: its decode (%s) queued %+.0f ms from the turn's end, waited %.0f ms, ran %.0f ms; "
+                  "%d speculative decodes, %d of them run", self.call_id,
+                  "speculative" if decode.speculative else "at the end", (job.submitted - turn_end) * 1000,
+                  job.wait_ms or 0, heard.ms, len(utt.speculated), sum(j.started is not None for j in utt.speculated))
         log.debug("call %s: turn of %.2f s handed over (%d words%s)", self.call_id, len(pcm) / 2 / self.rate,
                   len(heard.text.split()), ", not heard" if unheard else "")
         await self.push_frame(CallerTurnFrame(
             text="" if unheard else heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end,
             turn_end=turn_end, heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s,
             stt_failed=failed is not None, barged_in=utt.confirmed, unheard=unheard,
-            written=None if unheard else heard.written))
+            written=None if unheard else heard.written,
+            decoded_at=decode.job.finished_at or turn_end, stt_wait_ms=decode.job.wait_ms or 0.0,
+            stt_speculative=decode.speculative))
 
     def _not_heard(self, utt: _Utterance, heard: Transcript) -> bool:
         """Where a short answer settles the question: speech Whisper made no words of, or a short answer it

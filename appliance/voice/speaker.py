@@ -46,6 +46,7 @@ from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TTSService
 
 from .frames import AgentSpeechFrame, SpeechMarkFrame
+from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .speech_cache import TTS_FALLBACK, SpeechCache
 from .tts import PiperSynthesizer, phrases
 
@@ -61,11 +62,13 @@ _PIPECAT_TTS_FRAMES = (SystemFrame, EndFrame, TextFrame, AggregatedTextFrame, TT
 
 class PiperSpeaker(TTSService):
     def __init__(self, synthesizer: PiperSynthesizer, cache: SpeechCache, rate: int, *, call_id: str = "-",
-                 on_failure: Callable[[AgentSpeechFrame, str], None] | None = None, **kwargs):
+                 on_failure: Callable[[AgentSpeechFrame, str], None] | None = None,
+                 scheduler: BoxScheduler | None = None, **kwargs):
         voice = getattr(synthesizer, "voice_path", None)
         super().__init__(sample_rate=rate, push_start_frame=True, push_stop_frames=True,
                          settings=TTSSettings(model=None, voice=voice.stem if voice else None, language="en"), **kwargs)
         self.synthesizer = synthesizer
+        self.scheduler = scheduler or box_scheduler()   # Piper's lane, shared with every call on the box
         self.cache = cache
         self.rate = rate
         self.call_id = call_id
@@ -97,13 +100,16 @@ class PiperSpeaker(TTSService):
         started = time.perf_counter()
         first = True
         failed = False
+        jobs: list[Job] = []
 
         async def emit(pcm: bytes) -> None:
             nonlocal first
             if first:
                 first = False
                 ms = (time.perf_counter() - started) * 1000
-                await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="start", first_audio_ms=ms))
+                waited = jobs[0].wait_ms if jobs else None
+                await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="start", first_audio_ms=ms,
+                                                      queue_ms=waited or 0.0))
                 await self.push_frame(TTSStartedFrame())
             await self.push_frame(TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1))
 
@@ -112,7 +118,7 @@ class PiperSpeaker(TTSService):
             await emit(cached)
         else:
             try:
-                async for pcm in self._synthesise(frame.text):
+                async for pcm in self._synthesise(frame.text, jobs):
                     await emit(pcm)
             except asyncio.CancelledError:
                 raise
@@ -132,8 +138,9 @@ class PiperSpeaker(TTSService):
             await self.push_frame(TTSStoppedFrame())
         await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="end", failed=failed))
 
-    async def _synthesise(self, text: str):
-        """Sentences from Piper on a worker thread, as they are made; stops the thread when cancelled."""
+    async def _synthesise(self, text: str, jobs: list[Job] | None = None):
+        """Sentences from Piper on the box's TTS lane, as they are made; stops the work when cancelled. The
+        scheduler's job is added to `jobs`, for its queue wait."""
         loop = asyncio.get_running_loop()
         out: asyncio.Queue = asyncio.Queue()
         stop = threading.Event()
@@ -151,7 +158,10 @@ class PiperSpeaker(TTSService):
             finally:
                 loop.call_soon_threadsafe(out.put_nowait, _DONE)
 
-        loop.run_in_executor(self.synthesizer.executor, work)
+        job = self.scheduler.submit("tts", work, priority=Priority.TURN_ENDED, size=len(text),
+                                    label=f"call {self.call_id}")
+        if jobs is not None:
+            jobs.append(job)
         try:
             while True:
                 item = await out.get()
@@ -162,3 +172,4 @@ class PiperSpeaker(TTSService):
                 yield item
         finally:
             stop.set()
+            self.scheduler.cancel(job)   # not started yet: never will be
