@@ -20,11 +20,15 @@ faster than real time and get the same decisions.
 
 Transcribing while the caller speaks: the line's own level shows a pause
 `EARLY_PAUSE_S` after the last sound, well before the VAD reports one; the
-utterance so far is decoded then, on the STT worker (one such decode at a
-time per utterance, so a caller's many pauses do not queue other calls' turns
-behind them). When the turn ends with
+utterance so far is decoded then, speculatively, on the box's STT lane
+(`scheduler.py`: behind every call's ended turns, so a caller's many pauses do
+not queue other calls' answers; a newer pause drops an older decode that has
+not started). When the turn ends with
 nothing louder than the line's quiet since (the tail is silence), that
-transcript is the turn's: nothing is decoded again. Sound after it starts a
+transcript is the turn's (moved up the queue if it has not run yet): nothing
+is decoded again. It decodes the turn's audio up to the last sound, then
+silence where the turn has the line's own quiet (below ONSET_LEVEL): on a
+silent line the words are exactly those of a decode of the whole turn. Sound after it starts a
 new one at the next pause.
 
 Ending sooner where the answer is short (`completes_sooner`): at a read-back,

@@ -13,7 +13,7 @@ pytest.importorskip("pipecat")
 
 from appliance.voice.audio import telephone, to_pcm  # noqa: E402
 from appliance.voice.frames import CallerTurnFrame  # noqa: E402
-from appliance.voice.listener import HANDOVER_QUIET_S, CallerListener  # noqa: E402
+from appliance.voice.listener import HANDOVER_QUIET_S, ONSET_LEVEL, CallerListener  # noqa: E402
 
 RATE = 16000
 CHUNK = int(0.02 * RATE)
@@ -22,8 +22,15 @@ LINES = ["yes please, cancel it", "the fourth of March, nineteen eighty five",
 
 
 def _phone_line(runtime, line: str) -> bytes:
+    """`line` spoken at phone quality, silent after its last sound: the speculative decode, taken at the pause,
+    then has the turn's own audio. (Sound under the listener's ONSET_LEVEL after the pause, such as a word's
+    fading, is silence to the speculative decode and may move a comma: "appointment please." against
+    "appointment, please.")"""
     audio, rate = runtime.synthesizer.speak_float(line)
-    return to_pcm(telephone(audio * 0.8, rate, RATE))
+    pcm = to_pcm(telephone(audio * 0.8, rate, RATE))
+    samples = np.frombuffer(pcm, np.int16).astype(np.float32)
+    loud = [i for i in range(0, len(samples), CHUNK) if np.sqrt(np.mean(samples[i:i + CHUNK] ** 2)) >= ONSET_LEVEL]
+    return pcm[: (loud[-1] + CHUNK) * 2]
 
 
 def _listener(runtime) -> tuple[CallerListener, list[CallerTurnFrame]]:
