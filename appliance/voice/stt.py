@@ -4,7 +4,7 @@ Given a model folder (never a model name: a name sends faster-whisper to a
 hub). English, beam 1 by default, with the clinic's names as hot words (left
 out for very short clips, where Whisper tends to answer with them). Each
 utterance is transcribed whole; calls queue on one CTranslate2 worker with
-two threads, which on 2 cores beat two workers side by side.
+two threads, through the box's scheduler (`scheduler.py`: an ended turn's decode first), which on 2 cores beat two workers side by side.
 
 The audio window: Whisper reads 30 s at a time, and faster-whisper pads every
 clip to that, so a one-second "yes" cost a whole 30 s encoder pass (about
