@@ -158,6 +158,10 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # a date said as digit groups ("oh four, twenty-four, ninety-nine") written as one run of digits, or split
     # where the voice paused ("042499", "26-0392", "0 6-0 4-66"): two digits of day or month each, then the year
     "digit_groups_as_date": lambda heard: _digit_groups_as_date(heard),
+    # a date said with slashes, the slashes written as a word ("flash", "flesh", "slash"), each part as one
+    # number or its digits apart ("10 flash 0 7 flash 93"): day/month/year
+    "slashes_as_date": lambda heard: "/".join(
+        "".join(ch for ch in part if ch.isdigit()) for part in regex.split(r"(?i)[sf]?l[aeu]sh", heard)),
     # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
     "letters_apart": lambda heard: " ".join(heard),
     # a "-teen" year heard for the "-ty" one: 1917 -> 1970, "nineteen seventeen" -> "nineteen seventy"

@@ -10,8 +10,9 @@ way speech-to-text writes "the 8:30 one" ("V831", "8.31", "8, 31") or "the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from datetime import time
+from datetime import datetime, time
 
 from ..domain import Slot
 from .choice_constraints import Constraints, apply_position, filter_by
@@ -21,23 +22,24 @@ def pick_slot(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
     if not slots:
         return None
     picked = _pick(c, slots)
-    return picked if picked is not None else time_echo(c.digits, slots)
+    return picked if picked is not None else time_echo(c.digits, [slot.start for slot in slots])
 
 
-def time_echo(digits: str, slots: tuple[Slot, ...]) -> int | None:
-    """The one offered slot whose start time `digits` spells (see `time_spellings`), else None."""
+def time_echo(digits: str, starts: Sequence[datetime]) -> int | None:
+    """The one of `starts` (slots offered, or the caller's own appointments read out) whose time `digits`
+    spells (see `time_spellings`), else None."""
     if not digits:
         return None
-    hits = [i for i, slot in enumerate(slots) if digits in time_spellings(slot.start.time())]
+    hits = [i for i, start in enumerate(starts) if digits in time_spellings(start.time())]
     return hits[0] if len(hits) == 1 else None
 
 
 def time_spellings(moment: time) -> set[str]:
     """The digits speech-to-text may write for "<moment>" or "the <moment> one": 8:30 -> 830, 8301, 831
-    ("thirty one" run together); 12:45 -> 1245, 12451; 14:15 -> 215, 2151, 1415, 14151; 9:00 -> 9, 900."""
+    ("thirty one" run together); 12:45 -> 1245, 12451; 14:15 -> 215, 2151, 1415, 14151; 9:00 -> 9, 900, 9001."""
     hours = {str(moment.hour % 12 or 12), str(moment.hour)}
     if moment.minute == 0:
-        minutes = {"", "00"}
+        minutes = {"", "00", "001"}     # "the 10:00 one" -> "1000-1"
     else:
         said = f"{moment.minute:02d}"
         minutes = {said, said + "1"}

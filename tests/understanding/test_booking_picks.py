@@ -66,3 +66,18 @@ def test_closing_words_are_not_a_pick() -> None:
                                              ("the one on the first", ()), ("on the second", ())])
 def test_an_ordinal_after_on_is_a_day_of_the_month_not_a_position(text, picks) -> None:
     assert hear(text, "booking_choice", bookings=BOOKINGS).booking_picks == picks
+
+
+@pytest.mark.parametrize(("heard", "pick"), [
+    ("The 1000-1.", (0,)),          # "the 10:00 one" written as bare digits, "one" as 1
+    ("The 1000 one.", (0,)),
+    ("the 1400 one", (1,)),
+    ("The 200-1.", (1,)),
+])
+def test_a_time_written_as_bare_digits_picks_the_appointment_at_that_time(heard, pick) -> None:
+    assert hear(heard, "booking_choice", bookings=BOOKINGS).booking_picks == pick
+
+
+@pytest.mark.parametrize("heard", ["the 1045 one", "I want to cancel 1000 things"])
+def test_bare_digits_that_spell_no_appointments_time_pick_none(heard) -> None:
+    assert hear(heard, "booking_choice", bookings=BOOKINGS).booking_picks == ()

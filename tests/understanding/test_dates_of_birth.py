@@ -167,3 +167,13 @@ def test_a_date_in_this_year_at_a_read_back_is_no_date_of_birth() -> None:
 ])
 def test_three_written_free_in_a_date_of_birth_is_three(heard, born):
     assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("10-flash 0-7-flash 93.", date(1993, 7, 10)),     # slashes written as a word, a part said digit by digit
+    ("10 Flash 0 7 Flash 93", date(1993, 7, 10)),
+    ("0 4 slash 0 3 slash 85", date(1985, 3, 4)),
+    ("31-flesh-7-flesh-1958", date(1958, 7, 31)),
+])
+def test_a_date_said_with_slashes_and_a_part_said_digit_by_digit(heard, born):
+    assert hear(heard, "dob").dob == born
