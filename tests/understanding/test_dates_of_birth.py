@@ -173,6 +173,7 @@ def test_three_written_free_in_a_date_of_birth_is_three(heard, born):
     ("10-flash 0-7-flash 93.", date(1993, 7, 10)),     # slashes written as a word, a part said digit by digit
     ("10 Flash 0 7 Flash 93", date(1993, 7, 10)),
     ("0 4 slash 0 3 slash 85", date(1985, 3, 4)),
+    ("27th slash 0, 4th slash 47.", date(1947, 4, 27)),    # a pause between the digits of a part
     ("31-flesh-7-flesh-1958", date(1958, 7, 31)),
 ])
 def test_a_date_said_with_slashes_and_a_part_said_digit_by_digit(heard, born):

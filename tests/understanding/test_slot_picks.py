@@ -128,7 +128,7 @@ QUARTER_PAST = (Slot(datetime(2026, 11, 26, 13, 0), "followup", "lee", "city", 3
                 Slot(datetime(2026, 11, 26, 13, 15), "followup", "lee", "city", 30))
 
 
-@pytest.mark.parametrize("heard", ["150 pm works for me", "1.50 please", "the 1:50 one", "150"])
+@pytest.mark.parametrize("heard", ["150 pm works for me", "150pm works for me.", "1.50 please", "the 1:50 one", "150"])
 def test_a_quarter_past_written_as_ten_to_picks_the_offered_quarter_past(heard) -> None:
     assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick == 1
 
