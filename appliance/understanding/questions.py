@@ -173,8 +173,12 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
 
 def _digit_groups_as_date(heard: str) -> str:
     groups = regex.findall(r"\d+", heard)
-    if len(groups) == 3 and all(len(g) <= 4 for g in groups):
-        return heard   # already day, month and year apart: read as said
+    sizes = tuple(len(g) for g in groups)
+    if len(groups) == 3 and (sizes[0] <= 2 and sizes[1] <= 2 and sizes[2] in (2, 4)
+                             or sizes[0] == 4 and max(sizes[1:]) <= 2):
+        return heard   # already day, month and year apart (or year first): read as said
+    # otherwise the groups are where the transcriber broke the digits, not where the date's parts end
+    # ("19 0 246" for "one nine oh two four six")
     digits = "".join(groups)
     if len(digits) not in (6, 8):
         return heard

@@ -67,6 +67,25 @@ def test_no_dob(text: str) -> None:
     assert hear(text, "dob").dob is None
 
 
+@pytest.mark.parametrize("text", ["19 0 246", "190 246", "1 9 0 2 4 6", "it's 19 02 4 6, thanks", "19 0 2 1946",
+                                  "1 90 246"])
+def test_a_date_said_digit_by_digit_in_the_transcribers_own_groups(text: str) -> None:
+    assert hear(text, "dob").dob == date(1946, 2, 19)
+
+
+def test_digits_said_one_by_one_follow_the_regions_order() -> None:
+    assert hear("0 3 1 5 8 4", "dob", region="US").dob == date(1984, 3, 15)
+    assert hear("031 584", "dob", region="US").dob == date(1984, 3, 15)
+    assert hear("0 3 1 5 8 4", "dob").dob == date(1984, 3, 15)   # no fifteenth month: unambiguous anywhere
+    assert hear("0 4 0 3 8 5", "dob").dob == date(1985, 3, 4)
+    assert hear("0 4 0 3 8 5", "dob", region="US").dob == date(1985, 4, 3)
+
+
+@pytest.mark.parametrize("text", ["0491 577 127", "12 34", "1 2 3 4 5", "2 0 4 6 8 1 0"])
+def test_digit_runs_of_other_lengths_are_no_date(text: str) -> None:
+    assert hear(text, "dob").dob is None
+
+
 def test_two_digit_years_take_the_past_century() -> None:
     assert hear("first of jan twenty five", "dob").dob == date(2025, 1, 1)
     assert hear("first of dec twenty six", "dob").dob == date(1926, 12, 1)  # Dec 2026 is still to come
