@@ -55,6 +55,11 @@ def load_name_list() -> None:
     _either()
 
 
+def is_listed_name(word: str) -> bool:
+    """Whether one word is, exactly (folded), a given name or surname people have."""
+    return fold_name(word) in _either()
+
+
 def is_known_name(name: str, part: str) -> bool:
     """Whether every word of `name` (a "first" or "last" name) is a name people have, or one letter off one."""
     given, family = _names()

@@ -164,11 +164,36 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
         "".join(ch for ch in part if ch.isdigit()) for part in regex.split(r"(?i)[sf]?l[aeu]sh", heard)),
     # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
     "letters_apart": lambda heard: " ".join(heard),
+    # a spelling with one letter heard as another that sounds alike on the phone (an S heard as F, an N as M),
+    # where that one other letter makes a name people have and the letters as heard do not
+    "listed_name_letters": lambda heard: _listed_name_letters(heard),
     # a "-teen" year heard for the "-ty" one: 1917 -> 1970, "nineteen seventeen" -> "nineteen seventy"
     "teen_as_ty": lambda heard: regex.sub(
         r"1([3-9])$|(" + "|".join(_TEENS) + r")$",
         lambda m: f"{m.group(1)}0" if m.group(1) else _TIES[_TEENS.index(m.group(2).lower())], heard),
 }
+
+
+# letters that sound alike over a telephone line (G.711 keeps nothing above 4 kHz, where "S" and "F", or
+# the "ee" letters, differ): a spelled letter may have been heard as any other of its group
+PHONE_ALIKE_LETTERS = ("SF", "MN", "BDPTVZCGE", "AJK", "IY", "QU")
+_SPELLED_MIN = 4   # letters: a shorter spelling is too easily some name or other
+
+
+def _listed_name_letters(heard: str) -> str:
+    from .name_list import is_listed_name   # the name lists load on first use, not when questions are read
+
+    letters = [ch for ch in heard if ch.isalpha()]
+    word = "".join(letters)
+    if len(word) < _SPELLED_MIN or is_listed_name(word):
+        return heard
+    found = {word[:i] + other + word[i + 1:]
+             for i, ch in enumerate(word.upper()) for group in PHONE_ALIKE_LETTERS if ch in group
+             for other in group if other != ch}
+    listed = [name for name in found if is_listed_name(name)]
+    if len(listed) != 1:
+        return heard   # none, or several alike: the letters as heard, for the read-back to settle
+    return " ".join(listed[0].upper())
 
 
 def _digit_groups_as_date(heard: str) -> str:

@@ -253,3 +253,29 @@ def test_letters_written_as_a_group_of_capitals_are_letters_where_a_spelling_is_
 
 def test_a_word_in_capitals_is_a_word_where_no_spelling_is_asked():
     assert hear("It's SMYTH", "full_name").spelled is None
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "letters"), [
+    ("D U B, O, I, F", "spell_last", "DUBOIS"),        # S heard as F
+    ("Sure, L-O-P-E-C.", "spelling", "LOPEZ"),         # Z heard as C
+    ("B R O W M", "spell_last", "BROWN"),              # N heard as M
+    ("it's j-o-n-e-f", "spell_last", "JONES"),
+    ("N G U Y E M", "spelling", "NGUYEN"),
+    ("J A M E F", "spell_first", "JAMES"),
+])
+def test_a_spelled_letter_heard_as_one_alike_on_the_phone_gives_the_listed_name(text, waiting_for, letters):
+    assert hear(text, waiting_for).spelled == letters
+
+
+@pytest.mark.parametrize("letters", ["NWOSU", "FIFITA", "OYELARAN", "CHATTERJEE", "OKONKWO", "ADEYEMI", "TUILAGI",
+                                     "WOJCIK", "SMYTH", "IYER", "DVORAK", "ODEGAARD"])
+def test_a_name_spelled_as_it_is_written_is_kept_listed_or_not(letters):
+    assert hear(" ".join(letters), "spell_last").spelled == letters
+
+
+def test_letters_alike_on_the_phone_are_kept_as_heard_where_two_listed_names_are_as_near():
+    assert hear("J A D A M", "spell_last").spelled == "JADAM"     # both AADAM and KADAM are one alike letter off
+
+
+def test_alike_letters_are_not_changed_outside_a_spelling():
+    assert hear("B R O W M", "intent").spelled != "BROWN"
