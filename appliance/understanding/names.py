@@ -44,6 +44,9 @@ _AFTER_WEAK_NAME = frozenset({"and", "calling", "here", "speaking", "from", "i",
 _BARE_SKIP = frozenset({"mr", "mrs", "ms", "miss", "dr", "doctor", "yes", "yeah", "yep", "yup", "sure", "ok", "so", "well", "hi", "hello", "hey", "oh", "right",
                         "sorry", "actually", "it", "is", "this", "that", "i", "am", "my", "name", "the", "full",
                         "would", "be", "yea", "ya", "no", "mhm", "its", "of", "course", "um"})
+# a modal after "I" or "we" is the verb, never a name ("I'll say Smith", "I will spell it", "I may be late")
+_SUBJECTS = frozenset({"i", "we"})
+_MODALS = frozenset({"will", "shall", "can", "could", "should", "may", "might", "must"})
 _BEFORE_LATER_NAME = frozenset({"for", "under", "is", "name", "called", "named", "as"})
 _TRAILING_POLITE = frozenset({"please", "thanks", "thank", "you", "here", "speaking", "calling", "that", "is", "it",
                               "right", "mate"})
@@ -470,7 +473,7 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
     tokens = ct.tokens
     n = len(tokens)
     i = 0
-    while i < n and tokens[i] in _BARE_SKIP:
+    while i < n and (tokens[i] in _BARE_SKIP or tokens[i] in _MODALS and i > 0 and tokens[i - 1] in _SUBJECTS):
         i += 1
     run = _read_run(ct, i, blocked) if i < n else None
     if run is None and name_part in ("full", "spelling"):

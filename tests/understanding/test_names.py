@@ -279,3 +279,15 @@ def test_letters_alike_on_the_phone_are_kept_as_heard_where_two_listed_names_are
 
 def test_alike_letters_are_not_changed_outside_a_spelling():
     assert hear("B R O W M", "intent").spelled != "BROWN"
+
+
+@pytest.mark.parametrize("text", ["I'll say Lopez.", "I will spell it", "I can spell that", "we'll see, um"])
+def test_a_modal_after_i_or_we_is_the_verb_never_a_first_name(text):
+    name = hear(text, "full_name").name
+    assert name is None or name.first not in ("Will", "Can")
+
+
+@pytest.mark.parametrize(("text", "first"), [("Will Smith", "Will"), ("it's Will Lopez", "Will"),
+                                             ("I'm Will Lopez", "Will"), ("we will, Jane Doe", "Jane")])
+def test_a_name_that_is_also_a_modal_is_still_a_name(text, first):
+    assert hear(text, "full_name").name.first == first

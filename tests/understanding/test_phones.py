@@ -84,3 +84,12 @@ def test_a_among_words_is_still_a_word() -> None:
 def test_three_written_free_between_digits_is_three():
     assert hear("0 4 free 1 5 5 5 0 1 2", "phone").phone == "+61431555012"
     assert hear("I'm free after work, 0412 555 123", "phone").phone == "+61412555123"
+
+
+@pytest.mark.parametrize(("said", "number"), [
+    ("yeah my mobile is 312 555 a198", "+13125550198"),   # a reduced "oh" written as "a", joined to the digits
+    ("312 555 a 1 8 5", "+13125550185"),                   # ... and apart from them
+    ("it's 312 5a5 0198", "+13125050198"),
+])
+def test_an_oh_written_as_a_inside_or_between_digit_groups_is_a_zero(said, number):
+    assert hear(said, "phone", region="US").phone == number
