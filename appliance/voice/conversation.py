@@ -157,6 +157,7 @@ class EngineProcessor(FrameProcessor):
         self._speeches: dict[int, _Speech] = {}
         self._ids = itertools.count(1)
         self._main: asyncio.Task | None = None
+        self._answering: asyncio.Future | None = None   # the engine's greeting, asked for as the call is run
         self._silence: asyncio.Task | None = None
         self._silence_attempts = 0
         self._hung_up = False
@@ -243,34 +244,44 @@ class EngineProcessor(FrameProcessor):
             log.exception("call %s: the voice conversation broke; closing the call record", self.call_id)
             await self._close_record(("engine_error", f"the voice conversation broke ({type(exc).__name__})", None))
 
+    def answer_call(self) -> None:
+        """Start answering now, on the engine's thread: the engine's greeting and the names on the caller's number,
+        in one hop, while the pipeline is still starting (VoiceCall.run calls it first; `_greet` awaits it)."""
+        if self._answering is None:
+            self._answering = asyncio.ensure_future(self.host.call(self._start_engine))
+
+    def _start_engine(self) -> tuple[TurnResult, list[str]]:
+        """On the engine's thread: the greeting (the engine's, or a call started already) and the patients' names
+        on the caller's number (never fails for the names: they only help STT)."""
+        result = self.engine.greeting if self.engine.greeting is not None else self.engine.start(self.call_info)
+        try:
+            names = [f"{p.first_name} {p.last_name}" for p in getattr(self.engine.ctx, "phone_candidates", ())]
+        except Exception:
+            names = []
+        return result, names
+
     async def _greet(self) -> None:
+        """The greeting, the moment the engine has it: a cached phrase plays without any model work (it never
+        waits on the box's scheduler), so under load it waits only for the engine's one hop."""
         started = time.time()
-        if self.engine.greeting is None:
-            result = await self.host.call(self.engine.start, self.call_info)
-        else:
-            result = self.engine.greeting
+        self.answer_call()
+        result, names = await self._answering
         timing = TurnTiming(seq=result.seq, kind="greeting", engine_ms=(time.time() - started) * 1000,
                             reply_ready=time.time())
-        await self._hear_known_names()
+        self._hear_known_names(names)
         await self._answer(result, timing, caller_text="")
         if timing.agent_start is not None and self.call_started_at is not None:
             self.greeting_delay_ms = (timing.agent_start - self.call_started_at) * 1000
 
-    async def _hear_known_names(self) -> None:
+    def _hear_known_names(self, names: list[str]) -> None:
         """The names of the patients on the caller's number join Whisper's hot words for this call.
 
         Caller ID only narrows (the engine still asks for the name and date of
         birth); here it just helps STT hear a name it is likely to be told.
         """
-        if self.listener is None or not self.listener.hotwords:
+        if self.listener is None or not self.listener.hotwords or not names:
             return
-        try:
-            names = await self.host.call(lambda: [f"{p.first_name} {p.last_name}"
-                                                  for p in getattr(self.engine.ctx, "phone_candidates", ())])
-        except Exception:
-            return
-        if names:
-            self.listener.hotwords = ", ".join(dict.fromkeys(names)) + ", " + self.listener.hotwords
+        self.listener.hotwords = ", ".join(dict.fromkeys(names)) + ", " + self.listener.hotwords
 
     async def _caller_turn(self, frame: CallerTurnFrame) -> None:
         self._stop_silence_timer()
