@@ -27,6 +27,7 @@ _PUBLIC = {
     "VoiceCall": "call", "CallSummary": "call", "greeting_for": "call",
     "CallEvent": "conversation", "TurnTiming": "conversation",
     "EngineHost": "engine_host",
+    "BoxScheduler": "scheduler", "Priority": "scheduler", "box_scheduler": "scheduler",
     "PiperSynthesizer": "tts", "CallerListener": "listener",
     "VoiceRuntime": "runtime", "quiet_pipecat": "runtime", "peak_rss_mb": "runtime",
     "CallTape": "audio", "FRAME_MS": "audio", "PHONE_RATE": "audio", "frame_bytes": "audio",

@@ -80,7 +80,7 @@ class TurnTiming:
     heard_at: float | None = None
     decoded_at: float | None = None   # the transcript ready (heard_at is later by the listener's hand-over hold)
     stt_ms: float | None = None
-    queue_ms: float | None = None     # waited on the box's scheduler: the turn's decode and the reply's first phrase
+    queue_ms: float | None = None     # waited on the box's scheduler: the turn's decode, its LLM calls, the reply's first phrase
     stt_speculative: bool = False     # the transcript came from a decode started before the turn was over
     stt_audio_s: float | None = None
     engine_ms: float | None = None    # engine call as the pipeline saw it (thread hop and record write included)
@@ -314,7 +314,7 @@ class EngineProcessor(FrameProcessor):
         filler = self.create_task(self._filler_after(delay, timing))
         started = time.time()
         try:
-            result, llm_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
+            result, llm_ms, llm_wait_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
         except Exception as exc:
             self.failures["engine"] += 1
             log.error("call %s: the engine failed outside its own guard (%s)", self.call_id, type(exc).__name__)
@@ -325,6 +325,7 @@ class EngineProcessor(FrameProcessor):
             return None
         timing.engine_ms = round((time.time() - started) * 1000, 1)
         timing.llm_ms = llm_ms
+        timing.queue_ms = round((timing.queue_ms or 0.0) + llm_wait_ms, 1) if llm_wait_ms else timing.queue_ms
         if self.rephraser is not None and result.reply and not result.ended:
             result = await self._rephrase(result, timing)
         await self.cancel_task(filler)
@@ -341,6 +342,8 @@ class EngineProcessor(FrameProcessor):
             return result
         timing.rephrase = attempt.reason
         timing.llm_ms = round((timing.llm_ms or 0) + attempt.ms, 1)
+        if attempt.queue_ms:
+            timing.queue_ms = round((timing.queue_ms or 0.0) + attempt.queue_ms, 1)
         if attempt.reason in ("failed",):
             self.failures["llm"] += 1
         if attempt.used:
@@ -588,7 +591,11 @@ def _confirms_a_booking(result: TurnResult) -> bool:
     return any(tool.ok and "appointment" in tool.result for tool in result.tools)
 
 
-def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None]:
-    """Run an engine method on the host thread; also return the LLM time the engine measured."""
+def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None, float]:
+    """Run an engine method on the host thread; also return the LLM time the engine measured and how long its
+    LLM calls waited on the box's scheduler (the classifier runs on this thread)."""
+    from ..language.time_budget import take_wait_ms
+
+    take_wait_ms()
     result = method(*args)
-    return result, getattr(engine, "llm_ms", None)
+    return result, getattr(engine, "llm_ms", None), take_wait_ms()
