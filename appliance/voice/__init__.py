@@ -29,7 +29,7 @@ _PUBLIC = {
     "EngineHost": "engine_host",
     "BoxScheduler": "scheduler", "Priority": "scheduler", "box_scheduler": "scheduler",
     "PiperSynthesizer": "tts", "CallerListener": "listener",
-    "VoiceRuntime": "runtime", "quiet_pipecat": "runtime", "peak_rss_mb": "runtime",
+    "VoiceRuntime": "runtime", "quiet_pipecat": "runtime", "peak_rss_mb": "runtime", "current_rss_mb": "runtime",
     "CallTape": "audio", "FRAME_MS": "audio", "PHONE_RATE": "audio", "frame_bytes": "audio",
     "resample": "audio", "resample_pcm": "audio", "telephone": "audio", "to_pcm": "audio", "to_float": "audio", "silence": "audio",
     "AgentSpeechFrame": "frames", "CallerTurnFrame": "frames",
