@@ -249,6 +249,8 @@ class EngineProcessor(FrameProcessor):
         in one hop, while the pipeline is still starting (VoiceCall.run calls it first; `_greet` awaits it)."""
         if self._answering is None:
             self._answering = asyncio.ensure_future(self.host.call(self._start_engine))
+            # a call torn down before its greeting: the engine's failure is the record's business, not the loop's log
+            self._answering.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def _start_engine(self) -> tuple[TurnResult, list[str]]:
         """On the engine's thread: the greeting (the engine's, or a call started already) and the patients' names
