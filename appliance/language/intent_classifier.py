@@ -162,7 +162,8 @@ class IntentClassifier:
         grammar = intent_grammar(labels)
         messages = classification_messages(words)
         reply = run_within(self.budget_ms, lambda deadline: self.model.chat(
-            messages, max_tokens=self.MAX_TOKENS, grammar=grammar, deadline=deadline, answer_prefix=ANSWER_PREFIX))
+            messages, max_tokens=self.MAX_TOKENS, grammar=grammar, deadline=deadline, answer_prefix=ANSWER_PREFIX),
+            urgent=True, size=self.MAX_TOKENS, label="classify")   # the engine waits for the intent
         answer = json.loads(ANSWER_PREFIX + reply)
         intent, confidence = answer.get("intent"), answer.get("confidence")
         if intent not in labels or confidence not in CONFIDENCES:

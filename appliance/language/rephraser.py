@@ -21,7 +21,7 @@ from typing import Iterable
 from ..settings import Settings, load_settings
 from .fact_fence import EXTRA_WORDS, MAX_GROWTH, check_rewording
 from .intent_classifier import ChatModel
-from .time_budget import LateReply, run_within
+from .time_budget import LateReply, run_within, take_wait_ms
 
 log = logging.getLogger("appliance.language")
 
@@ -39,6 +39,7 @@ class Rephrasing:
     used: bool      # True when the model's rewording is spoken
     reason: str     # "ok", the fence's reason ("dropped a time"), "late" or "failed"
     ms: float
+    queue_ms: float = 0.0   # of `ms`, the wait for the LLM's worker on the box's scheduler
 
 
 class Rephraser:
@@ -60,9 +61,10 @@ class Rephraser:
 
     def attempt(self, template_reply: str, keep: Iterable[str] = ()) -> Rephrasing:
         started = time.perf_counter()
+        take_wait_ms()   # this thread's earlier waits are not this rewording's
 
         def done(text: str, used: bool, reason: str) -> Rephrasing:
-            return Rephrasing(text, used, reason, (time.perf_counter() - started) * 1000)
+            return Rephrasing(text, used, reason, (time.perf_counter() - started) * 1000, take_wait_ms())
 
         if not template_reply.strip():
             return done(template_reply, False, "empty template")
@@ -73,7 +75,8 @@ class Rephraser:
         max_tokens = min(self.max_tokens, token_allowance(template_reply))
         try:
             reply = run_within(self.budget_ms, lambda deadline: self.model.chat(
-                messages, max_tokens=max_tokens, deadline=deadline, stop=("\n",)))
+                messages, max_tokens=max_tokens, deadline=deadline, stop=("\n",)),
+                urgent=False, size=max_tokens, label="rephrase")   # the template reply can be said as it is
         except LateReply:
             log.info("rephraser: no rewording within %g ms; the template is spoken", self.budget_ms)
             return done(template_reply, False, "late")

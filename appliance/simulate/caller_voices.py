@@ -95,7 +95,7 @@ class PiperCallerVoice:
         self.name = name
         with self._seeding:
             onnxruntime.set_seed(seed)
-            self.synthesizer = PiperSynthesizer(voice_path, threads=1, workers=1)
+            self.synthesizer = PiperSynthesizer(voice_path, threads=1)
 
     def text_for(self, line: str) -> str:
         return letters_said_as_letters(line, "[[ ˈeɪ ]]")

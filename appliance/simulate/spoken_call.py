@@ -27,7 +27,7 @@ from typing import Any, Callable
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
 from ..voice import (CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming, VoiceCall,
-                     VoiceRuntime, greeting_for)
+                     VoiceRuntime, current_rss_mb, greeting_for)
 from .caller import SimulatedCaller
 from .caller_speech import CallerSetup, CallerVoice
 from .runner import PlayedCall, ScenarioResult, judge, set_up_scenario
@@ -89,6 +89,7 @@ class ScenarioCall:
         self.call: VoiceCall | None = None
         self.summary: CallSummary | None = None
         self.warm_s = 0.0
+        self.caller_mb: float | None = None   # memory the simulated caller's voice took (not the appliance's)
         self.said: list[str] = []
 
     @classmethod
@@ -114,8 +115,11 @@ class ScenarioCall:
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
             await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate, flow)
+            before = current_rss_mb()
             rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))
+            after = current_rss_mb()
+            rig.caller_mb = after - before if before is not None and after is not None else None
             rig.line.background = rig.voice.background()
             rig.warm_s = time.perf_counter() - started
         except Exception:
@@ -280,6 +284,35 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
     return drive
 
 
+async def prepare_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
+                         label: str | None = None, **options: Any) -> tuple[Path, ScenarioCall | SpokenResult]:
+    """A scenario's call made ready (its caller's lines already synthesised), or the failure that stopped it;
+    `options` are `ScenarioCall.prepare`'s. A benchmark prepares a wave of calls this way before any of them
+    starts, so no call's own work overlaps another caller's synthesis."""
+    path, loaded, invalid = source_scenario(source, label)
+    if invalid is not None:
+        return path, invalid
+    scenario, clinic = loaded
+    try:
+        return path, await ScenarioCall.prepare(scenario, clinic, flow, runtime, **options)
+    except Exception as exc:  # one broken call is that scenario's failure
+        return path, crashed(path, scenario, exc)
+
+
+async def play_prepared(path: Path, rig: ScenarioCall, *, on_said: Callable[[str], None] | None = None,
+                        keep_tape: bool = False) -> SpokenResult:
+    """Play a prepared call to its end and judge it; never raises (a crash is the scenario's failure)."""
+    try:
+        summary = await rig.run(scripted_caller(on_said))
+        verdict, record = await rig.judge(path)
+        return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,
+                             warm_s=rig.warm_s, voice=rig.voice.voice_name)
+    except Exception as exc:
+        return crashed(path, rig.scenario, exc)
+    finally:
+        rig.close()
+
+
 async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, runtime: VoiceRuntime, *,
                       fast: bool = False, realtime_output: bool | None = None, db_path: str | Path = ":memory:",
                       on_event: Callable[[CallEvent], None] | None = None, on_said: Callable[[str], None] | None = None,
@@ -287,21 +320,9 @@ async def play_spoken(source: str | Path | tuple[Scenario, Any], flow: Flow, run
                       caller: CallerSetup = CallerSetup(), call_class: Any = VoiceCall) -> SpokenResult:
     """Play one scenario as a spoken call by `caller`; never raises for a broken scenario or call (it fails
     instead)."""
-    path, loaded, invalid = source_scenario(source, label)
-    if invalid is not None:
-        return invalid
-    scenario, clinic = loaded
-    rig = None
-    try:
-        rig = await ScenarioCall.prepare(scenario, clinic, flow, runtime, fast=fast, realtime_output=realtime_output,
-                                         db_path=db_path, on_event=on_event, publisher=publisher, caller=caller,
-                                         call_class=call_class)
-        summary = await rig.run(scripted_caller(on_said))
-        verdict, record = await rig.judge(path)
-        return spoken_result(verdict, record, summary, rig.said, tape=rig.tape if keep_tape else None,
-                             warm_s=rig.warm_s, voice=rig.voice.voice_name)
-    except Exception as exc:  # one broken call is that scenario's failure
-        return crashed(path, scenario, exc)
-    finally:
-        if rig is not None:
-            rig.close()
+    path, rig = await prepare_spoken(source, flow, runtime, label=label, fast=fast, realtime_output=realtime_output,
+                                     db_path=db_path, on_event=on_event, publisher=publisher, caller=caller,
+                                     call_class=call_class)
+    if isinstance(rig, SpokenResult):
+        return rig
+    return await play_prepared(path, rig, on_said=on_said, keep_tape=keep_tape)

@@ -27,6 +27,7 @@ import time
 from collections import deque
 from typing import Any
 
+from ..voice import Priority, box_scheduler
 from .desk_brief import desk_brief
 from .desk_leg import ANSWERED, DeskLeg
 from .hold_audio import play_hold
@@ -39,8 +40,8 @@ JOINING_LINE = "One of our team is joining the call now."
 
 
 class BriefSpeech:
-    """The brief as it is made: its text, then its audio a phrase at a time (appended on the synthesiser's
-    thread, taken on the loop)."""
+    """The brief as it is made: its text, then its audio a phrase at a time (appended on the TTS lane's thread,
+    taken on the loop)."""
 
     def __init__(self) -> None:
         self.text: str | None = None
@@ -49,6 +50,7 @@ class BriefSpeech:
         self.finished = asyncio.Event()       # every part is in `parts`
         self.stop = threading.Event()         # no one will hear the rest: stop making it
         self.making: asyncio.Task | None = None
+        self.job: Any = None                  # its job on the box's TTS lane, once the text is known
 
 
 class FrontDesk:
@@ -111,6 +113,8 @@ class FrontDesk:
         finally:                              # cancelled too (the caller hung up and the pipeline was stopped)
             hold.cancel()
             brief.stop.set()
+            if brief.job is not None:
+                box_scheduler().cancel(brief.job)   # not started yet: never will be
             if self.mode != "joined":
                 s.phone_call.outgoing.clear()
                 self.leg, self.mode = None, None
@@ -130,6 +134,8 @@ class FrontDesk:
     async def _brief_then_join(self, leg: DeskLeg, brief: BriefSpeech, hold: asyncio.Task) -> str:
         """The desk picked up: the brief, then the two calls joined. ANSWERED when joined, else why not."""
         s = self.session
+        if brief.job is not None:             # the desk listens now: the brief is no longer ahead of need
+            box_scheduler().promote(brief.job, Priority.TURN_ENDED)
         if not await leg.say(brief, give_up=s.gone):
             return "caller hung up during the brief" if s.gone.is_set() else "desk hung up during the brief"
         hold.cancel()
@@ -140,7 +146,7 @@ class FrontDesk:
 
     async def _speak_brief(self, brief: BriefSpeech) -> None:
         """The brief's text from the call's summary, then its audio phrase by phrase at the call's rate (Piper, on
-        the synthesiser's own thread) into `brief`. A record that cannot be read gives the brief without details;
+        the box's TTS lane) into `brief`. A record that cannot be read gives the brief without details;
         a voice that fails, what it made so far."""
         s = self.session
         loop = asyncio.get_running_loop()
@@ -158,8 +164,12 @@ class FrontDesk:
             for pcm in synthesizer.sentences(brief.text, s.rate, brief.stop):
                 brief.parts.append(pcm)
 
+        # Piper's lane on the box's scheduler, shared with every call's replies: made ahead of need while the
+        # desk's phone rings (after the replies callers are waiting for), moved up once the desk answers
+        brief.job = box_scheduler().submit("tts", speak, priority=Priority.SPECULATIVE, size=len(brief.text),
+                                           label=f"call {s.call_id} desk brief")
         try:
-            await loop.run_in_executor(synthesizer.executor, speak)
+            await asyncio.wrap_future(brief.job.future, loop=loop)
         except Exception as exc:
             log.error("call %s: the brief could not be spoken (%s)", s.call_id, type(exc).__name__)
         finally:

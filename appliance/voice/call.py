@@ -135,6 +135,7 @@ class VoiceCall:
         """Answer the call and run it to its end."""
         self._started_at = time.time()
         self.conversation.call_started_at = self._started_at
+        self.conversation.answer_call()   # the engine greets while the pipeline starts, not after it
         runner = WorkerRunner(handle_sigint=False, check_dangling_tasks=False)
         await runner.add_workers(self.worker)
         running = asyncio.create_task(runner.run())

@@ -80,7 +80,7 @@ class TurnTiming:
     heard_at: float | None = None
     decoded_at: float | None = None   # the transcript ready (heard_at is later by the listener's hand-over hold)
     stt_ms: float | None = None
-    queue_ms: float | None = None     # waited on the box's scheduler: the turn's decode and the reply's first phrase
+    queue_ms: float | None = None     # waited on the box's scheduler: the turn's decode, its LLM calls, the reply's first phrase
     stt_speculative: bool = False     # the transcript came from a decode started before the turn was over
     stt_audio_s: float | None = None
     engine_ms: float | None = None    # engine call as the pipeline saw it (thread hop and record write included)
@@ -157,6 +157,7 @@ class EngineProcessor(FrameProcessor):
         self._speeches: dict[int, _Speech] = {}
         self._ids = itertools.count(1)
         self._main: asyncio.Task | None = None
+        self._answering: asyncio.Future | None = None   # the engine's greeting, asked for as the call is run
         self._silence: asyncio.Task | None = None
         self._silence_attempts = 0
         self._hung_up = False
@@ -243,34 +244,46 @@ class EngineProcessor(FrameProcessor):
             log.exception("call %s: the voice conversation broke; closing the call record", self.call_id)
             await self._close_record(("engine_error", f"the voice conversation broke ({type(exc).__name__})", None))
 
+    def answer_call(self) -> None:
+        """Start answering now, on the engine's thread: the engine's greeting and the names on the caller's number,
+        in one hop, while the pipeline is still starting (VoiceCall.run calls it first; `_greet` awaits it)."""
+        if self._answering is None:
+            self._answering = asyncio.ensure_future(self.host.call(self._start_engine))
+            # a call torn down before its greeting: the engine's failure is the record's business, not the loop's log
+            self._answering.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    def _start_engine(self) -> tuple[TurnResult, list[str]]:
+        """On the engine's thread: the greeting (the engine's, or a call started already) and the patients' names
+        on the caller's number (never fails for the names: they only help STT)."""
+        result = self.engine.greeting if self.engine.greeting is not None else self.engine.start(self.call_info)
+        try:
+            names = [f"{p.first_name} {p.last_name}" for p in getattr(self.engine.ctx, "phone_candidates", ())]
+        except Exception:
+            names = []
+        return result, names
+
     async def _greet(self) -> None:
+        """The greeting, the moment the engine has it: a cached phrase plays without any model work (it never
+        waits on the box's scheduler), so under load it waits only for the engine's one hop."""
         started = time.time()
-        if self.engine.greeting is None:
-            result = await self.host.call(self.engine.start, self.call_info)
-        else:
-            result = self.engine.greeting
+        self.answer_call()
+        result, names = await self._answering
         timing = TurnTiming(seq=result.seq, kind="greeting", engine_ms=(time.time() - started) * 1000,
                             reply_ready=time.time())
-        await self._hear_known_names()
+        self._hear_known_names(names)
         await self._answer(result, timing, caller_text="")
         if timing.agent_start is not None and self.call_started_at is not None:
             self.greeting_delay_ms = (timing.agent_start - self.call_started_at) * 1000
 
-    async def _hear_known_names(self) -> None:
+    def _hear_known_names(self, names: list[str]) -> None:
         """The names of the patients on the caller's number join Whisper's hot words for this call.
 
         Caller ID only narrows (the engine still asks for the name and date of
         birth); here it just helps STT hear a name it is likely to be told.
         """
-        if self.listener is None or not self.listener.hotwords:
+        if self.listener is None or not self.listener.hotwords or not names:
             return
-        try:
-            names = await self.host.call(lambda: [f"{p.first_name} {p.last_name}"
-                                                  for p in getattr(self.engine.ctx, "phone_candidates", ())])
-        except Exception:
-            return
-        if names:
-            self.listener.hotwords = ", ".join(dict.fromkeys(names)) + ", " + self.listener.hotwords
+        self.listener.hotwords = ", ".join(dict.fromkeys(names)) + ", " + self.listener.hotwords
 
     async def _caller_turn(self, frame: CallerTurnFrame) -> None:
         self._stop_silence_timer()
@@ -303,7 +316,7 @@ class EngineProcessor(FrameProcessor):
         filler = self.create_task(self._filler_after(delay, timing))
         started = time.time()
         try:
-            result, llm_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
+            result, llm_ms, llm_wait_ms = await self.host.call(_with_llm_ms, self.engine, method, *args)
         except Exception as exc:
             self.failures["engine"] += 1
             log.error("call %s: the engine failed outside its own guard (%s)", self.call_id, type(exc).__name__)
@@ -314,6 +327,7 @@ class EngineProcessor(FrameProcessor):
             return None
         timing.engine_ms = round((time.time() - started) * 1000, 1)
         timing.llm_ms = llm_ms
+        timing.queue_ms = round((timing.queue_ms or 0.0) + llm_wait_ms, 1) if llm_wait_ms else timing.queue_ms
         if self.rephraser is not None and result.reply and not result.ended:
             result = await self._rephrase(result, timing)
         await self.cancel_task(filler)
@@ -330,6 +344,8 @@ class EngineProcessor(FrameProcessor):
             return result
         timing.rephrase = attempt.reason
         timing.llm_ms = round((timing.llm_ms or 0) + attempt.ms, 1)
+        if attempt.queue_ms:
+            timing.queue_ms = round((timing.queue_ms or 0.0) + attempt.queue_ms, 1)
         if attempt.reason in ("failed",):
             self.failures["llm"] += 1
         if attempt.used:
@@ -577,7 +593,11 @@ def _confirms_a_booking(result: TurnResult) -> bool:
     return any(tool.ok and "appointment" in tool.result for tool in result.tools)
 
 
-def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None]:
-    """Run an engine method on the host thread; also return the LLM time the engine measured."""
+def _with_llm_ms(engine: Any, method, *args) -> tuple[TurnResult, float | None, float]:
+    """Run an engine method on the host thread; also return the LLM time the engine measured and how long its
+    LLM calls waited on the box's scheduler (the classifier runs on this thread)."""
+    from ..language.time_budget import take_wait_ms
+
+    take_wait_ms()
     result = method(*args)
-    return result, getattr(engine, "llm_ms", None)
+    return result, getattr(engine, "llm_ms", None), take_wait_ms()

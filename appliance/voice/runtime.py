@@ -44,6 +44,18 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def current_rss_mb() -> float | None:
+    """The process's resident memory now (MiB; None where /proc is not there)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
 @dataclass
 class LoadReport:
     seconds: dict[str, float] = field(default_factory=dict)

@@ -6,7 +6,8 @@ in the order they came, so a call's short "yes" at the end of its turn waited be
 decode taken speculatively at a pause. Here a lane runs the most urgent job first:
 
 - by `Priority`: the decode of a turn that has ended (the caller is waiting for the answer) before a barge-in
-  check, before a decode taken speculatively while the caller may still be speaking;
+  check, before a decode taken speculatively while the caller may still be speaking; on the LLM's lane, an
+  intent the engine waits for before a rewording the template reply can do without;
 - then the shortest job (seconds of audio, or characters to speak) first;
 - then the oldest.
 
@@ -31,6 +32,7 @@ from typing import Any, Callable
 
 # worker threads per model: one CTranslate2 worker for Whisper (a second made each decode 60% slower on 2 cores,
 # appliance/voice/runtime.py), two for Piper (a reply's next phrase while a filler is spoken), one for the LLM
+# (llama.cpp is not thread-safe: its calls queue here, by priority, instead of on its lock)
 LANES = {"stt": 1, "tts": 2, "llm": 1}
 RECENT_WAITS = 2000   # waits kept per scheduler, for the bench (a long day's calls need not keep them all)
 
@@ -38,7 +40,9 @@ RECENT_WAITS = 2000   # waits kept per scheduler, for the bench (a long day's ca
 class Priority(enum.IntEnum):
     TURN_ENDED = 0     # the caller has finished and waits for the answer
     BARGE_IN = 1       # is the caller speaking over the agent?
-    SPECULATIVE = 2    # decoded at a pause in case the caller says no more
+    SPECULATIVE = 2    # made ahead of need: a decode at a pause in case the caller says no more, a brief for the
+                       # front desk while its phone rings
+    OPTIONAL = 3       # the call goes on without it: the LLM's rewording of a template reply
 
 
 @dataclass(eq=False)

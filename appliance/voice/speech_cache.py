@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from pathlib import Path
 
 log = logging.getLogger("appliance.voice")
@@ -33,6 +34,7 @@ class SpeechCache:
         self.synthesizer = synthesizer
         self.folder = folder
         self._memory: dict[tuple[int, str], bytes] = {}
+        self._warming = threading.Lock()   # calls prepared at once warm one after another: each text made once
         stat = synthesizer.voice_path.stat() if synthesizer.voice_path.exists() else None
         self._voice_tag = f"{synthesizer.voice_path.name}:{stat.st_size if stat else 0}"
 
@@ -57,6 +59,10 @@ class SpeechCache:
 
     def warm(self, texts, rate: int) -> None:
         """Synthesise what is not cached yet (blocking: do it before calls come in)."""
+        with self._warming:
+            self._warm(texts, rate)
+
+    def _warm(self, texts, rate: int) -> None:
         for text in texts:
             if not text or self.get(text, rate) is not None:
                 continue
@@ -67,7 +73,7 @@ class SpeechCache:
                 continue
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_suffix(f".tmp{os.getpid()}")
+                tmp = path.with_suffix(f".tmp{os.getpid()}-{threading.get_ident()}")
                 tmp.write_bytes(pcm)
                 tmp.replace(path)
             except OSError as exc:

@@ -14,7 +14,6 @@ import logging
 import re
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
@@ -92,7 +91,7 @@ class SpeechFailed(RuntimeError):
 
 
 class PiperSynthesizer:
-    def __init__(self, voice_path: str | Path, *, threads: int = 1, workers: int = 2, use_cuda: bool = False):
+    def __init__(self, voice_path: str | Path, *, threads: int = 1, use_cuda: bool = False):
         import onnxruntime
         from piper import PiperVoice
         from piper.config import PiperConfig
@@ -108,7 +107,8 @@ class PiperSynthesizer:
         self.voice = PiperVoice(config=PiperConfig.from_dict(config), session=session)
         self.rate = self.voice.config.sample_rate
         self.load_s = time.perf_counter() - started
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tts")
+        # no thread pool of its own: every call's speech, and the front desk's brief, is a job on the box's TTS lane
+        # (scheduler.py), so the most urgent runs first
 
     def sentences(self, text: str, rate: int, stop: threading.Event | None = None) -> Iterator[bytes]:
         """Blocking generator: PCM at `rate`, one item per phrase; stops early when `stop` is set."""

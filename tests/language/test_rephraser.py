@@ -71,8 +71,8 @@ def test_run_within_returns_in_time_raises_late_and_passes_errors_through():
         raise AssertionError("expected LateReply")
     except LateReply:
         assert time.perf_counter() - started < 0.2
-    try:
-        run_within(200, lambda deadline: 1 / 0)
+    try:   # the box has one LLM worker: a model that ignores its deadline keeps it until it returns (0.3 s)
+        run_within(1000, lambda deadline: 1 / 0)
         raise AssertionError("expected ZeroDivisionError")
     except ZeroDivisionError:
         pass

@@ -65,3 +65,51 @@ def test_a_hold_file_is_read_at_the_calls_rate_and_a_bad_one_falls_back_to_the_n
     broken.write_bytes(b"not a wav")
     assert hold_sound(broken, 8000) == hold_tones(8000)
     assert hold_sound(None, 8000) == hold_tones(8000)
+
+
+def test_the_desks_brief_is_made_on_the_boxs_tts_lane_after_the_replies_callers_wait_for():
+    """The brief is Piper's work like every call's replies: a job on the box scheduler's TTS lane, made ahead of
+    need while the desk's phone rings (behind replies callers are waiting for), moved up when the desk answers."""
+    import asyncio
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    from appliance.sip.front_desk import BriefSpeech, FrontDesk
+    from appliance.voice import Priority, box_scheduler
+
+    class Voice:
+        def sentences(self, text, rate, stop=None):
+            ran.append("brief")
+            yield b"brief"
+
+    async def no_record(fn, *args):
+        raise RuntimeError("no call record")
+
+    session = SimpleNamespace(host=SimpleNamespace(call=no_record), engine=None, call_id="desk-test", rate=8000,
+                              service=SimpleNamespace(runtime=SimpleNamespace(synthesizer=Voice())))
+    scheduler = box_scheduler()
+    release = threading.Event()
+    ran: list[str] = []
+    for n in range(2):     # the lane's two workers busy with other calls' speech
+        scheduler.submit("tts", release.wait, priority=Priority.TURN_ENDED, label=f"other call {n}")
+    while scheduler.queued("tts"):
+        time.sleep(0.001)
+
+    async def run() -> BriefSpeech:
+        brief = BriefSpeech()
+        making = asyncio.create_task(FrontDesk(session)._speak_brief(brief))
+        while brief.job is None:
+            await asyncio.sleep(0.001)
+        reply = scheduler.submit("tts", lambda: ran.append("a caller's reply"), priority=Priority.TURN_ENDED,
+                                 label="reply")
+        assert brief.job.lane == "tts" and brief.job.priority is Priority.SPECULATIVE and brief.job.started is None
+        release.set()
+        await making
+        assert reply.future.done()
+        return brief
+
+    brief = asyncio.run(run())
+    assert ran == ["a caller's reply", "brief"]
+    assert brief.finished.is_set() and list(brief.parts) == [b"brief"]
+    assert any(w.label == "call desk-test desk brief" and w.lane == "tts" for w in scheduler.waits)

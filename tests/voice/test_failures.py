@@ -37,7 +37,6 @@ class VoiceFailsOnNewText:
 
     def __init__(self, real):
         self.real = real
-        self.executor = real.executor
         self.rate = real.rate
         self.voice_path = real.voice_path
         self.failures = 0
