@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.understanding import PersonName
+from appliance.understanding.names import find_spelled, spelled_once
+from appliance.understanding.normalise import normalise
 
 from .hearing import hear
 
@@ -253,3 +255,18 @@ def test_letters_written_as_a_group_of_capitals_are_letters_where_a_spelling_is_
 
 def test_a_word_in_capitals_is_a_word_where_no_spelling_is_asked():
     assert hear("It's SMYTH", "full_name").spelled is None
+
+
+@pytest.mark.parametrize("between", ["my mistake", "scratch that", "hang on", "I mean", "sorry", "no", "not"])
+def test_a_correction_the_callers_words_declare_between_two_spellings_keeps_the_later(between):
+    # read here with no correction heard in the whole turn: the words between the runs alone decide
+    ct = normalise(f"S M I T H E, {between}, S M I T H")
+    runs = spelled_once(find_spelled(ct, name_asked=True), ct, "last", correcting=False)
+    # the "I" of "I mean" is read as one more letter of the first run: the later run is what matters
+    assert len(runs) == 2 and runs[-1].letters == "SMITH"
+
+
+def test_a_spelling_cut_off_and_said_again_with_no_correction_is_dropped():
+    ct = normalise("S M I T H E, S M I T H")
+    runs = spelled_once(find_spelled(ct, name_asked=True), ct, "last", correcting=False)
+    assert [r.letters for r in runs] == ["SMITHE"]
