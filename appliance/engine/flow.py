@@ -412,6 +412,10 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
             if question is not None and not question.read_back:
                 problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but its question "
                                                      f"{state.waiting_for!r} does not expect a confirmation"))
+            elif question is not None and not question.yes_rivals:
+                problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but its question "
+                                                     f"{state.waiting_for!r} declares no `yes_rivals` (what a yes "
+                                                     f"scored against the audio must beat)"))
         for choice in state.say:
             if choice.template not in flow.templates:
                 problems.append((f"{path}.say", f"unknown template {choice.template!r}"))

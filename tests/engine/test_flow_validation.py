@@ -160,7 +160,12 @@ def with_questions(raw, change):
     (lambda q: q["confirm"].update(short_answers={"maybe": ["perhaps"]}), "short answers settle yes or no"),
     (lambda q: q["dob"].update(keypad="morse"), "questions.dob.keypad"),
     (lambda q: q.pop("slot_choice"), "states.offer_slots.waiting_for: 'slot_choice' is not a declared question"),
-    (lambda q: q["confirm"].update(expects=["name"]), "does not expect a confirmation"),
+    (lambda q: q["confirm"].update(expects=["name"], yes_rivals={}), "does not expect a confirmation"),
+    (lambda q: q["confirm"]["yes_rivals"].update(fillers=["uh", 3]), "questions.confirm.yes_rivals.fillers.1"),
+    (lambda q: q["confirm"]["yes_rivals"].update(other="sorry?"), "questions.confirm.yes_rivals.other"),
+    (lambda q: q["confirm"]["yes_rivals"].update(other=["  "]), "questions.confirm.yes_rivals.other: needs a list"),
+    (lambda q: q["dob"].update(yes_rivals={"fillers": ["uh"]}), "questions.dob.yes_rivals: only a read-back"),
+    (lambda q: q["confirm"].pop("yes_rivals"), "declares no `yes_rivals`"),
 ])
 def test_each_question_declaration_rule(raw, change, expected):
     data = with_questions(raw, change)
@@ -203,3 +208,14 @@ def test_a_write_gated_by_another_writes_read_back_is_rejected(raw):
         d["states"]["confirm_booking"]["edges"][0]["to"] = "commit_cancel"
     message = broken(raw, change)
     assert "without the caller confirming a `cancel` read-back" in message
+
+
+def test_a_bad_yes_rival_names_the_questions_file_and_key(raw, tmp_path):
+    questions = yaml.safe_load(QUESTIONS.read_text())
+    questions["questions"]["confirm"]["yes_rivals"] = {"negated": ["incorrect", None]}
+    (tmp_path / "questions.yaml").write_text(yaml.safe_dump(questions))
+    data = copy.deepcopy(raw)
+    data["questions"] = "questions.yaml"
+    with pytest.raises(FlowError) as info:
+        flow_from_mapping(data, source="test.yaml", base=tmp_path)
+    assert f"{tmp_path / 'questions.yaml'}: questions.confirm.yes_rivals.negated.1" in str(info.value)
