@@ -219,3 +219,31 @@ def test_a_bad_yes_rival_names_the_questions_file_and_key(raw, tmp_path):
     with pytest.raises(FlowError) as info:
         flow_from_mapping(data, source="test.yaml", base=tmp_path)
     assert f"{tmp_path / 'questions.yaml'}: questions.confirm.yes_rivals.negated.1" in str(info.value)
+
+
+# ------------------------------------------------------------ edge groups
+
+def test_an_edge_group_is_put_in_place_where_a_state_includes_it(raw):
+    flow = flow_from_mapping(copy.deepcopy(raw), source="test.yaml")
+    assert [e.to for e in flow.states["lookup_spelled_surname"].edges] == [
+        "task_router", "callback_next", "confirm_identity", "confirm_new_patient"]
+    assert flow.states["verify_identity"].edges[:2] == flow.states["verify_without_first_name"].edges[:2]
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["states"]["verify_identity"]["edges"].insert(0, {"include": "nowhere"}),
+     "states.verify_identity.edges[0].include: unknown edge group 'nowhere'"),
+    (lambda d: d["states"]["verify_identity"]["edges"].__setitem__(0, {"include": "patient_lookup", "to": "goodbye"}),
+     "states.verify_identity.edges[0]: an include names an edge group and nothing else"),
+    (lambda d: d["edge_groups"]["patient_lookup"].append({"include": "patient_lookup_or_candidate"}),
+     "edge group 'patient_lookup' includes itself"),
+    (lambda d: d["edge_groups"].update(spare=[{"to": "goodbye"}]), "edge_groups.spare: no state includes it"),
+    (lambda d: d["edge_groups"].update(spare=[]), "edge_groups.spare: a non-empty list of edges"),
+    (lambda d: d["edge_groups"]["patient_lookup"][1].update(reason="felt_like_it"),
+     "edge_groups.patient_lookup[1].reason: unknown callback reason 'felt_like_it'"),
+    (lambda d: d.update(edge_groups=["patient_lookup"]), "edge_groups: a mapping of group name to a list of edges"),
+])
+def test_each_edge_group_rule(raw, change, expected):
+    message = broken(raw, change)
+    assert expected in message
+    assert len(message.splitlines()) == len(set(message.splitlines()))   # a group's fault is named once
