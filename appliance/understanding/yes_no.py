@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 
-from .normalise import CallerText
+from .normalise import CallerText, normalise
 from .questions import Question
-from .normalise import normalise
 from .signals import EVIDENCE, NEGATORS, Hit, RuleSet, add_hit, apply_rules, rule
 
 _YES_WORD = r"(?:yes|yeah|yea|yep|yup|yah|aye|mhm)"
