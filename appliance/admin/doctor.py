@@ -43,6 +43,7 @@ from . import service_process
 Status = Literal["OK", "WARN", "FAIL"]
 SERVICE_USER = "appliance"
 STAFF_GROUP = "appliance-staff"     # the front desk: may read the data folder and the database (the monitor)
+AS_THE_SERVICE_USER = f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor"
 SIP_STATUS_FILE = "sip-status.json"
 DISK_WARN = 2 * 1024 ** 3
 DISK_FAIL = 500 * 1024 ** 2
@@ -449,20 +450,36 @@ def check_data_dir(settings: Settings) -> Check:
         return Check("FAIL", "data folder", f"{folder} does not exist",
                      f"sudo install -d -m 700 -o {SERVICE_USER} -g {SERVICE_USER} {folder}")
     except OSError as exc:
-        return Check("FAIL", "data folder", f"{folder}: {exc.strerror}", f"run the doctor as the service user: "
-                                                                         f"sudo -u {SERVICE_USER} appliance doctor")
+        return _unreadable("data folder", folder, exc)
     if not stat.S_ISDIR(info.st_mode):
         return Check("FAIL", "data folder", f"{folder} is not a folder", "set [paths] data_dir to a folder")
+    wrong = _not_held_as_patient_data("data folder", folder, info, "look inside", "750", recursive=True)
+    if wrong:
+        return wrong
+    return Check("OK", "data folder", f"{folder}: mode {stat.S_IMODE(info.st_mode):04o}, "
+                                      f"owner {_expected_owner()[1]}{_group_note(info)}")
+
+
+def _unreadable(name: str, path: Path, exc: OSError) -> Check:
+    return Check("FAIL", name, f"{path}: {exc.strerror}", AS_THE_SERVICE_USER)
+
+
+def _not_held_as_patient_data(name: str, path: Path, info: os.stat_result, verb: str, chmod: str, *,
+                              recursive: bool = False, owner_writes: bool = False) -> Check | None:
+    """The failing check where a path holding patient data breaks the one permission model (owned by the service
+    user, the staff group may read, nobody else; `owner_writes`: its owner must be able to write it), else None."""
     uid, user = _expected_owner()
     mode = stat.S_IMODE(info.st_mode)
     if info.st_uid != uid:
-        return Check("FAIL", "data folder", f"{folder} is owned by {_user_name(info.st_uid)}, not {user}",
-                     f"sudo chown -R {user}: {folder}")
-    problem = _shared_too_widely(info, "look inside")
+        return Check("FAIL", name, f"{path} is owned by {_user_name(info.st_uid)}, not {user}",
+                     f"sudo chown {'-R ' if recursive else ''}{user}: {path}")
+    problem = _shared_too_widely(info, verb)
+    if not problem and owner_writes and not mode & 0o200:
+        problem = "its owner cannot write it"
     if problem:
-        return Check("FAIL", "data folder", f"{folder} has mode {mode:04o}: {problem} (it holds patient data)",
-                     f"sudo chown {user}:{STAFF_GROUP} {folder} && sudo chmod 750 {folder}")
-    return Check("OK", "data folder", f"{folder}: mode {mode:04o}, owner {user}{_group_note(info)}")
+        return Check("FAIL", name, f"{path} has mode {mode:04o}: {problem} (it holds patient data)",
+                     f"sudo chown {user}:{STAFF_GROUP} {path} && sudo chmod {chmod} {path}")
+    return None
 
 
 def check_monitor_web(settings: Settings) -> list[Check]:
@@ -533,18 +550,11 @@ def check_database(settings: Settings, *, lock_timeout: float = 3.0) -> Check:
     except FileNotFoundError:
         return Check("FAIL", "database", f"{db_path} does not exist", init)
     except OSError as exc:
-        return Check("FAIL", "database", f"{db_path}: {exc.strerror}",
-                     f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor")
-    uid, user = _expected_owner()
-    mode = stat.S_IMODE(info.st_mode)
-    if info.st_uid != uid:
-        return Check("FAIL", "database", f"{db_path} is owned by {_user_name(info.st_uid)}, not {user}",
-                     f"sudo chown {user}: {db_path}")
-    problem = _shared_too_widely(info, "read it")
-    if problem or not mode & 0o200:
-        return Check("FAIL", "database", f"{db_path} has mode {mode:04o}: {problem or 'its owner cannot write it'} "
-                                         "(it holds patient data)",
-                     f"sudo chown {user}:{STAFF_GROUP} {db_path} && sudo chmod 640 {db_path}")
+        return _unreadable("database", db_path, exc)
+    wrong = _not_held_as_patient_data("database", db_path, info, "read it", "640", owner_writes=True)
+    if wrong:
+        return wrong
+    user, mode = _expected_owner()[1], stat.S_IMODE(info.st_mode)
     try:
         conn = sqlite3.connect(db_path, timeout=lock_timeout, isolation_level=None)
     except sqlite3.Error as exc:
@@ -578,8 +588,7 @@ def check_fallback_journal(settings: Settings) -> Check:
         database = None                  # the database check says why
     waiting = unreplayed(journal, database)
     if waiting is None:
-        return Check("WARN", "fallback journal", f"{journal} cannot be read",
-                     f"run the doctor as the service user: sudo -u {SERVICE_USER} appliance doctor")
+        return Check("WARN", "fallback journal", f"{journal} cannot be read", AS_THE_SERVICE_USER)
     if waiting:
         return Check("WARN", "fallback journal",
                      f"{waiting} call record or callback entr{'y' if waiting == 1 else 'ies'} the database refused "

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..engine.types import CUT_OFF, ROUTES
 from .call_record import ReviewedCall
 
 # what the caller asked, by the route their words took (an intent name too, for the classifier's `llm_intent:`)
@@ -23,11 +24,6 @@ ASKED = {
     "emergency": "about an emergency", "crisis": "for help in a crisis", "medical_advice": "for medical advice",
     "non_service_caller": "about something other than care",
 }
-_INTENTS = {"book": "booking_request", "reschedule": "reschedule_request", "cancel": "cancel_request",
-            "cancel_all": "cancel_all_request", "query": "booking_query", "price": "price_question",
-            "hours": "hours_question", "address": "address_question", "service_info": "service_question",
-            "human": "human_request", "callback": "callback_request", "emergency": "emergency", "crisis": "crisis",
-            "medical_advice": "medical_advice", "non_service": "non_service_caller"}
 # questions the receptionist answers itself (side trips)
 _QUESTIONS = ("price_question", "hours_question", "address_question", "service_question")
 # the write that does what was asked: a task asked and never done (and not handed on) is still open
@@ -51,7 +47,6 @@ CALLBACK_REASONS = {
 # why a call was transferred, by the route of the turn that sent it
 TRANSFER_ROUTES = {"human_request": "the caller asked for a person", "crisis": "a caller in crisis",
                    "emergency": "an emergency", "staff": "the front desk took the call"}
-CUT_OFF = ("interrupted", "shutdown", "failed_store", "engine_error")
 
 
 @dataclass(frozen=True)
@@ -126,7 +121,7 @@ def _routes(call: ReviewedCall) -> list[tuple[int, str]]:
     for turn in call.turns:
         route, evidence = turn.get("trigger_route"), turn.get("trigger_evidence") or ""
         if route == "llm" and evidence.startswith("llm_intent:"):
-            route = _INTENTS.get(evidence.split(":", 1)[1], route)
+            route = ROUTES.get(evidence.split(":", 1)[1], route)
         if route:
             found.append((turn["seq"], route))
     return found

@@ -14,23 +14,13 @@ from ..understanding.name_list import is_known_name
 from .context import IDENTITY_TASKS, TASKS, CallContext
 from .read_backs import pending_confirmation
 from .rule_env import RuleEnv, possible_locations
-from .types import Trigger
+from .types import ROUTES, Trigger
 
 __all__ = ["CONDITIONS", "ROUTES", "RuleEnv", "intent_trigger", "possible_locations"]
 
 
 Rule = Callable[[CallContext, RuleEnv], "bool | Trigger | None"]
 CONDITIONS: dict[str, Rule] = {}
-
-# intent name -> route label in the customer's trigger vocabulary
-ROUTES = {
-    "book": "booking_request", "reschedule": "reschedule_request", "cancel": "cancel_request",
-    "cancel_all": "cancel_all_request", "query": "booking_query", "price": "price_question",
-    "hours": "hours_question", "address": "address_question", "service_info": "service_question",
-    "human": "human_request", "callback": "callback_request", "emergency": "emergency",
-    "crisis": "crisis", "medical_advice": "medical_advice", "non_service": "non_service_caller",
-    "yes": "confirmation", "no": "declined", "correction": "correction", "goodbye": "closing",
-}
 
 
 def rule(fn: Rule) -> Rule:

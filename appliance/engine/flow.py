@@ -37,7 +37,7 @@ CALLBACK_REASONS = (
     "transfer_failed", "desk_unanswered", "crisis",
 )
 
-_TOP_KEYS = {"version", "start", "options", "global_edges", "states", "templates", "questions"}
+_TOP_KEYS = {"version", "start", "options", "global_edges", "edge_groups", "states", "templates", "questions"}
 _STATE_KEYS = {"kind", "waiting_for", "say", "reask", "reprompt", "run", "edges", "confirms",
                "on_stuck", "on_failure", "after_side_trip", "listens_for", "ignore_globals", "outcome"}
 _EDGE_KEYS = {"when", "to", "say", "reason", "clear"}
@@ -50,7 +50,7 @@ class FlowError(ValueError):
 
     def __init__(self, source: str, problems: list[tuple[str, str]]):
         self.source = source
-        self.problems = problems
+        self.problems = problems = list(dict.fromkeys(problems))   # an edge group's fault, once for its includers
         super().__init__("\n".join(f"{source}: {path}: {msg}" for path, msg in problems))
 
 
@@ -188,7 +188,11 @@ def flow_from_mapping(data: Any, *, source: str = "<flow>", base: Path | None = 
     if not isinstance(raw_states, dict) or not raw_states:
         problems.append(("states", "must be a non-empty mapping of state name to state"))
         raise FlowError(source, problems)
-    states = {name: _parse_state(name, body, problems) for name, body in raw_states.items()}
+    groups = _edge_groups(data.get("edge_groups"), problems)
+    included: set[str] = set()
+    states = {name: _parse_state(name, body, problems, groups, included) for name, body in raw_states.items()}
+    for name in sorted(set(groups) - included):
+        problems.append((f"edge_groups.{name}", "no state includes it"))
     global_edges = tuple(
         _parse_edge(raw, f"global_edges[{i}]", problems, is_global=True)
         for i, raw in enumerate(data.get("global_edges") or [])
@@ -284,7 +288,47 @@ def _parse_say(raw: Any, path: str, problems: list) -> tuple[SayChoice, ...]:
     return ()
 
 
-def _parse_state(name: str, body: Any, problems: list) -> State:
+def _edge_groups(raw: Any, problems: list) -> dict[str, list]:
+    """Named lists of edges that states share (`{include: name}` among a state's edges puts them there)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.append(("edge_groups", "a mapping of group name to a list of edges"))
+        return {}
+    groups = {}
+    for name, edges in raw.items():
+        if not isinstance(edges, list) or not edges:
+            problems.append((f"edge_groups.{name}", "a non-empty list of edges"))
+            continue
+        groups[str(name)] = edges
+    return groups
+
+
+def _expand_edges(raw: Any, path: str, groups: dict[str, list], problems: list, included: set[str],
+                  within: tuple[str, ...] = ()) -> list[tuple[str, Any]]:
+    """(yaml path, edge) for each of a state's edges, an edge group's put in place of its `{include: name}`; a
+    group's edges keep their path under `edge_groups`, where they are declared."""
+    edges: list[tuple[str, Any]] = []
+    for i, item in enumerate(raw or []):
+        here = f"{path}[{i}]"
+        if not (isinstance(item, dict) and "include" in item):
+            edges.append((here, item))
+            continue
+        name = item["include"]
+        if set(item) != {"include"}:
+            problems.append((here, "an include names an edge group and nothing else"))
+        elif name not in groups:
+            problems.append((f"{here}.include", f"unknown edge group {name!r}: one of "
+                                                f"{', '.join(sorted(groups)) or '(none declared in edge_groups)'}"))
+        elif name in within:
+            problems.append((f"{here}.include", f"edge group {name!r} includes itself"))
+        else:
+            included.add(name)
+            edges += _expand_edges(groups[name], f"edge_groups.{name}", groups, problems, included, (*within, name))
+    return edges
+
+
+def _parse_state(name: str, body: Any, problems: list, groups: dict[str, list], included: set[str]) -> State:
     path = f"states.{name}"
     if not isinstance(body, dict):
         problems.append((path, "a state is a mapping with at least `kind`"))
@@ -307,7 +351,8 @@ def _parse_state(name: str, body: Any, problems: list) -> State:
         reask=body.get("reask"),
         reprompt=tuple(body.get("reprompt") or ()),
         run=tuple(run),
-        edges=tuple(_parse_edge(e, f"{path}.edges[{i}]", problems) for i, e in enumerate(body.get("edges") or [])),
+        edges=tuple(_parse_edge(edge, where, problems) for where, edge in
+                    _expand_edges(body.get("edges"), f"{path}.edges", groups, problems, included)),
         confirms=body.get("confirms"),
         on_stuck=body.get("on_stuck"),
         on_failure=body.get("on_failure"),
@@ -412,6 +457,10 @@ def validate_flow(flow: Flow) -> list[tuple[str, str]]:
             if question is not None and not question.read_back:
                 problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but its question "
                                                      f"{state.waiting_for!r} does not expect a confirmation"))
+            elif question is not None and not question.yes_rivals:
+                problems.append((f"{path}.confirms", f"state {name!r} reads back for confirmation but its question "
+                                                     f"{state.waiting_for!r} declares no `yes_rivals` (what a yes "
+                                                     f"scored against the audio must beat)"))
         for choice in state.say:
             if choice.template not in flow.templates:
                 problems.append((f"{path}.say", f"unknown template {choice.template!r}"))

@@ -25,6 +25,16 @@ CUT_OFF = ("interrupted", "shutdown", "failed_store", "engine_error")
 
 RESULT_KINDS = ("ok", "guard", "pms", "other")
 
+# intent name -> route label in the customer's trigger vocabulary (a `Trigger`'s route, kept in the call record)
+ROUTES = {
+    "book": "booking_request", "reschedule": "reschedule_request", "cancel": "cancel_request",
+    "cancel_all": "cancel_all_request", "query": "booking_query", "price": "price_question",
+    "hours": "hours_question", "address": "address_question", "service_info": "service_question",
+    "human": "human_request", "callback": "callback_request", "emergency": "emergency",
+    "crisis": "crisis", "medical_advice": "medical_advice", "non_service": "non_service_caller",
+    "yes": "confirmation", "no": "declined", "correction": "correction", "goodbye": "closing",
+}
+
 
 @dataclass(frozen=True)
 class CallInfo:

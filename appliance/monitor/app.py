@@ -46,6 +46,7 @@ from .widgets.attention_view import AttentionView
 from .widgets.diary_view import DiaryView
 from .widgets.history_view import DateNotUnderstood, HistoryView, parse_day
 from .widgets.live_calls_view import LiveCallsView
+from .widgets.open_call import OpenCall
 from .widgets.review_view import ReviewView
 from .widgets.state_machine_view import StateMachineView
 from .widgets.status_line import StatusLine
@@ -396,16 +397,7 @@ class MonitorApp(App):
             return
         self.push_screen(CallScreen(recorded, live=False, review=review_of(self.db, call_id)))
 
-    def on_live_calls_view_open_call(self, message: LiveCallsView.OpenCall) -> None:
-        self.open_call(message.call_id)
-
-    def on_attention_view_open_call(self, message: AttentionView.OpenCall) -> None:
-        self.open_call(message.call_id)
-
-    def on_history_view_open_call(self, message: HistoryView.OpenCall) -> None:
-        self.open_call(message.call_id)
-
-    def on_review_view_open_call(self, message: ReviewView.OpenCall) -> None:
+    def on_open_call(self, message: OpenCall) -> None:
         self.open_call(message.call_id)
 
     def on_history_view_search(self, message: HistoryView.Search) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Literal
+from typing import Annotated, Any, Iterable, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
 
 from ..clinic import ClinicDataError, clinic_from_mapping
 from ..engine.types import OUTCOMES
@@ -19,6 +19,14 @@ from ..engine.types import OUTCOMES
 
 class InvalidScenario(ValueError):
     """str() is `<yaml path>: <problem>` (several joined with '; ')."""
+
+
+def _from_iso(value: Any) -> Any:
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+# a time written as in the scenario file ("2027-02-08T10:00"), read by Python's own ISO reading
+IsoDatetime = Annotated[datetime, BeforeValidator(_from_iso)]
 
 
 class _Strict(BaseModel):
@@ -74,17 +82,11 @@ def unasked_questions(scenario: Scenario, questions: Iterable[str]) -> str | Non
 class ExpectedAppointment(_Strict):
     patient: str
     service: str
-    start: datetime
+    start: IsoDatetime
     status: Literal["booked", "cancelled"]
     practitioner: str | None = None
     location: str | None = None
 
-    @field_validator("start", mode="before")
-    @classmethod
-    def _iso(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return datetime.fromisoformat(value)
-        return value
 
 
 class Expect(_Strict):
@@ -113,18 +115,12 @@ class Expect(_Strict):
 
 class Scenario(_Strict):
     name: str
-    now: datetime
+    now: IsoDatetime
     caller_id: str = ""
     clinic: dict[str, Any]
     caller: Caller
     expect: Expect = Field(default_factory=Expect)
 
-    @field_validator("now", mode="before")
-    @classmethod
-    def _iso_now(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            return datetime.fromisoformat(value)
-        return value
 
     @field_validator("caller_id", mode="before")
     @classmethod

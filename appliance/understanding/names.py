@@ -23,6 +23,7 @@ from ..domain import fold_name
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .normalise import CallerText
 from .utterance import PersonName
+from .yes_no import takes_back
 
 _LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "aitch": "h", "haitch": "h",
                  "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
@@ -198,8 +199,12 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
 SAID_TWICE_MIN = 3
 
 
-# words between two spellings that make the later one a correction of the earlier
-_TAKING_BACK = frozenset({"sorry", "no", "not", "actually", "mean", "wait", "oops", "rather", "instead", "correction"})
+def _taken_back(ct: CallerText, earlier: Spelled, later: Spelled) -> bool:
+    """Whether the words between two spellings make the later one a correction of the earlier (the correction
+    and no the caller's words declare, `yes_no.takes_back`). The "I" of "I mean" right after a spelling was
+    read as one more letter of it, so it is given back to the words."""
+    start = earlier.end - 1 if ct.tokens[earlier.end - 1] == "i" else earlier.end
+    return takes_back(ct.tokens[start:later.start])
 
 
 def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, correcting: bool) -> list[Spelled]:
@@ -212,7 +217,7 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
     sorry, S M Y T H")."""
     kept: list[Spelled] = []
     for run in runs:
-        taken_back = correcting or (bool(kept) and bool(_TAKING_BACK & set(ct.tokens[kept[-1].end:run.start])))
+        taken_back = correcting or (bool(kept) and _taken_back(ct, kept[-1], run))
         letters = run.letters
         half = len(letters) // 2
         if len(letters) % 2 == 0 and half >= SAID_TWICE_MIN and letters[:half] == letters[half:]:

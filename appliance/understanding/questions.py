@@ -17,6 +17,8 @@ everything that depends on what was just asked:
   people give in groups with pauses (digits, dates, spellings);
 - `keypad`: what keypad digits mean here;
 - `short_answers`: whole answers that settle it ("yep", "nah");
+- `yes_rivals`: at a read-back, what a yes scored against the audio must clearly beat (negated yeses
+  "incorrect", fillers "uh", questions "sorry?"), in groups; the voice layer's answer scoring reads them;
 - `repairs`: known speech-to-text confusions, each with the context it applies
   in, undone before the words are read ("well" between digits is an "oh").
 
@@ -270,6 +272,7 @@ class Question:
     short_answers: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers, as understood)
     short_answer_phrases: tuple[tuple[str, tuple[str, ...]], ...] = ()   # (intent, whole answers, as written)
     repairs: tuple[Repair, ...] = ()
+    yes_rivals: tuple[str, ...] = ()   # at a read-back: phrases that are no yes, however like one they sound
     asks: str = ""
     reported_as: str | None = None
 
@@ -356,6 +359,7 @@ class _QuestionEntry(BaseModel):
     patience_s: float | None = Field(None, gt=0, le=5)
     keypad: Keypad = "words"
     short_answers: dict[str, list[str]] = Field(default_factory=dict)
+    yes_rivals: dict[str, list[str]] = Field(default_factory=dict)
     repairs: list[_RepairEntry] = Field(default_factory=list)
     reported_as: str | None = None
 
@@ -364,7 +368,7 @@ class _QuestionEntry(BaseModel):
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    @field_validator("answered_by", "short_answers", mode="before")
+    @field_validator("answered_by", "short_answers", "yes_rivals", mode="before")
     @classmethod
     def _yes_and_no_unquoted(cls, value: Any) -> Any:
         """YAML reads a bare yes or no as true or false: take them as the words they were."""
@@ -404,6 +408,12 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
         bad_intent = [i for i in entry.short_answers if i not in ("yes", "no")]
         if bad_intent:
             raise QuestionError(f"{where}.short_answers: {bad_intent[0]!r}: short answers settle yes or no")
+        if entry.yes_rivals and "confirmation" not in entry.expects:
+            raise QuestionError(f"{where}.yes_rivals: only a read-back (a question that expects a confirmation) "
+                                f"has yes rivals")
+        for group, phrases in entry.yes_rivals.items():
+            if not phrases or not all(p.strip() for p in phrases):
+                raise QuestionError(f"{where}.yes_rivals.{group}: needs a list of phrases, none of them blank")
         repairs = []
         for k, r in enumerate(entry.repairs):
             try:
@@ -418,6 +428,7 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
             name=str(name), expects=frozenset(entry.expects), personal=entry.personal, name_part=entry.name_part,
             answered_by=frozenset(entry.answered_by), stt_prompt=entry.stt_prompt, patience_s=entry.patience_s,
             keypad=entry.keypad, short_answers=short, short_answer_phrases=phrases, repairs=tuple(repairs),
+            yes_rivals=tuple(dict.fromkeys(p.strip() for group in entry.yes_rivals.values() for p in group)),
             asks=entry.asks, reported_as=entry.reported_as,
         )
     for name, question in questions.items():

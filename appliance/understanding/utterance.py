@@ -9,10 +9,10 @@ from typing import Any, Mapping
 
 from ..domain import AppointmentRecord, Catalog, Region, Slot, TimeWindow
 from .questions import Question
+from .signals import EVIDENCE
 
-INTENTS = ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address", "service_info",
-           "human", "callback", "emergency", "crisis", "medical_advice", "non_service",
-           "yes", "no", "correction", "goodbye")
+# every intent the rules can find: those the signals declare, each with its evidence label
+INTENTS = tuple(EVIDENCE)
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
-from .normalise import CallerText
+from .normalise import CallerText, normalise
 from .questions import Question
-from .signals import EVIDENCE, Hit, RuleSet, add_hit, apply_rules, rule
+from .signals import EVIDENCE, NEGATORS, Hit, RuleSet, add_hit, apply_rules, rule
 
 _YES_WORD = r"(?:yes|yeah|yea|yep|yup|yah|aye|mhm)"
 
@@ -82,9 +82,12 @@ CORRECTION_RULES = RuleSet(
          negation_window=3),
     rule("correction", "medium", r"\bactually\b|\bi mean\b|\binstead\b", negation_window=0),
 )
+# the apology a correction starts with ("sorry, it was Tuesday"); between two versions of an answer it takes the
+# first back on its own ("S M I T H, sorry, S M Y T H")
+_APOLOGY = "sorry"
 _CORRECTION_HEAD = re.compile(
     r"(?:actually|wait\b(?! (?:for|list|listed|time|times)\b)|no,? (?:it is|it was|it should be|i said|i meant|"
-    r"not)|sorry,? (?:it is|it was|i meant|i said|i mean|not|make that|that should be|i got)|oops|hang on|"
+    rf"not)|{_APOLOGY},? (?:it is|it was|i meant|i said|i mean|not|make that|that should be|i got)|oops|hang on|"
     r"hold on)\b")
 
 GOODBYE_RULES = RuleSet(
@@ -232,3 +235,20 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
             del hits["yes"]
         elif no.confidence != "high" and yes.confidence == "high":
             del hits["no"]
+
+
+# what is heard between two versions of an answer: no question of its own
+_BETWEEN_VERSIONS = Question("between_versions")
+
+
+def takes_back(words: tuple[str, ...]) -> bool:
+    """Whether `words`, said between two versions of one answer, take the first back ("S M I T H, sorry,
+    S M Y T H", "... no, S M Y T H", "... scratch that ..."): heard on their own they are a correction or a no,
+    or they hold a negator ("not", "rather") or the apology a correction starts with."""
+    if not words:
+        return False
+    if _APOLOGY in words or not NEGATORS.isdisjoint(words):
+        return True
+    hits: dict[str, Hit] = {}
+    find_conversation_acts(normalise(" ".join(words)), _BETWEEN_VERSIONS, hits)
+    return "correction" in hits or "no" in hits

@@ -16,8 +16,8 @@ ways, by what a wrong pick would cost:
   (CHOICE_MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
 - A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
   one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
-  and no worse than every rival (`yes_rivals` in config/flows/answer_scoring.yaml: negated yeses, fillers,
-  questions); otherwise the engine asks again. A yes was allowed at first, only where it beat every rival by
+  and no worse than every rival (the question's `yes_rivals` in config/flows/questions.yaml: negated yeses,
+  fillers, questions); otherwise the engine asks again. A yes was allowed at first, only where it beat every rival by
   3 nats: on the hearing probe a spoken "Not quite." that Whisper wrote "Outline" still read as "that's
   right" (bench/RESULTS.md, "Hearing: scoring the expected answers").
 """
@@ -26,17 +26,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
-import yaml
 
 from ..understanding import Question
 from ..understanding.normalise import normalise
 
-RIVALS_FILE = Path(__file__).resolve().parents[2] / "config" / "flows" / "answer_scoring.yaml"
 SCORE_MAX_S = 3.0        # seconds of audio: a longer clip is no short answer, and is never scored
 CHOICE_MAX_WORDS = 4     # Whisper's own words, at most, for a choice to be second-guessed
 YES_NO_MAX_WORDS = 1     # ... for a read-back's answer (a shorter phrase reads better summed than a longer
@@ -49,10 +45,6 @@ EMPTY_MEAN_MIN = -1.2    # nats per token: where Whisper wrote nothing, how well
 CHOICE_GAP = 1.5         # nats: how far the phrase taken must read above the next best choice
 NO_GAP = 1.0             # nats: how far a declared no must read above every yes to be taken
 _WORDS = re.compile(r"[^\w']+")
-
-
-class ScoringConfigError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -93,24 +85,6 @@ def as_whisper_writes(phrase: str) -> str:
     return " " + phrase[:1].upper() + phrase[1:] + ("" if phrase.endswith((".", "?", "!")) else ".")
 
 
-@lru_cache(maxsize=4)
-def yes_rivals(path: Path = RIVALS_FILE) -> tuple[str, ...]:
-    """The phrases a yes must clearly beat (config/flows/answer_scoring.yaml, `yes_rivals`: groups of phrases)."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ScoringConfigError(f"{path}: cannot be read: {exc}") from None
-    groups = data.get("yes_rivals") if isinstance(data, dict) else None
-    if not isinstance(groups, dict) or not groups:
-        raise ScoringConfigError(f"{path}: yes_rivals: needs groups of phrases (negated: [incorrect, ...])")
-    phrases: list[str] = []
-    for group, entries in groups.items():
-        if not isinstance(entries, list) or not all(isinstance(e, str) and e.strip() for e in entries):
-            raise ScoringConfigError(f"{path}: yes_rivals.{group}: needs a list of phrases (quote yes and no)")
-        phrases += [e.strip() for e in entries]
-    return tuple(dict.fromkeys(phrases))
-
-
 def expected_for(question: Question | None, phrases: Sequence[str]) -> Expected:
     """What the turn after `question` may score: `phrases` are the engine's expected answers for it."""
     if question is None:
@@ -118,7 +92,7 @@ def expected_for(question: Question | None, phrases: Sequence[str]) -> Expected:
     if question.read_back and question.short_answer_phrases:
         by_intent = dict(question.short_answer_phrases)
         return Expected(yes=tuple(by_intent.get("yes", ())), no=tuple(by_intent.get("no", ())),
-                        rivals=yes_rivals())
+                        rivals=question.yes_rivals)
     if question.short_answers:    # "anything else?": a yes or a no there is the caller's to say plainly
         return Expected()
     return Expected(choices=tuple(phrases))

@@ -415,6 +415,21 @@ def test_a_database_with_the_wrong_mode_fails(settings):
     assert check.status == "FAIL" and "0644" in check.detail and "chmod 640" in check.fix
 
 
+def test_a_database_its_owner_cannot_write_fails(settings):
+    os.chmod(settings.paths.database, 0o400)
+    check = doctor.check_database(settings)
+    assert check.status == "FAIL" and "0400: its owner cannot write it (it holds patient data)" in check.detail
+    assert "chmod 640" in check.fix
+
+
+def test_a_data_folder_or_database_owned_by_another_user_fails(settings, monkeypatch):
+    monkeypatch.setattr(doctor, "_expected_owner", lambda: (os.getuid() + 1, "appliance"))
+    folder, database = doctor.check_data_dir(settings), doctor.check_database(settings)
+    assert folder.status == database.status == "FAIL"
+    assert ", not appliance" in folder.detail and folder.fix == f"sudo chown -R appliance: {settings.paths.data_dir}"
+    assert ", not appliance" in database.detail and database.fix == f"sudo chown appliance: {settings.paths.database}"
+
+
 def test_a_missing_database_fails_with_the_init_command(settings):
     settings.paths.database.unlink()
     check = doctor.check_database(settings)

@@ -5,9 +5,9 @@ import pytest
 
 from appliance.engine.clock import CountingIds
 from appliance.engine.engine import CallEnded, Engine
-from appliance.engine.types import CallInfo
+from appliance.engine.types import ROUTES, CallInfo
 from appliance.store.records import RecordError
-from appliance.understanding import Signal
+from appliance.understanding import INTENTS, Signal
 
 SARAH = "+61400000001"
 
@@ -586,3 +586,7 @@ def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_re
     say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
         "Crain Memwasu", "fourth of March eighty five", "0412 555 019")
     assert engine.turn("N W O S U").state == "confirm_new_patient"
+
+
+def test_every_intent_the_rules_can_find_has_a_route_in_the_record():
+    assert set(ROUTES) == set(INTENTS)

@@ -160,7 +160,12 @@ def with_questions(raw, change):
     (lambda q: q["confirm"].update(short_answers={"maybe": ["perhaps"]}), "short answers settle yes or no"),
     (lambda q: q["dob"].update(keypad="morse"), "questions.dob.keypad"),
     (lambda q: q.pop("slot_choice"), "states.offer_slots.waiting_for: 'slot_choice' is not a declared question"),
-    (lambda q: q["confirm"].update(expects=["name"]), "does not expect a confirmation"),
+    (lambda q: q["confirm"].update(expects=["name"], yes_rivals={}), "does not expect a confirmation"),
+    (lambda q: q["confirm"]["yes_rivals"].update(fillers=["uh", 3]), "questions.confirm.yes_rivals.fillers.1"),
+    (lambda q: q["confirm"]["yes_rivals"].update(other="sorry?"), "questions.confirm.yes_rivals.other"),
+    (lambda q: q["confirm"]["yes_rivals"].update(other=["  "]), "questions.confirm.yes_rivals.other: needs a list"),
+    (lambda q: q["dob"].update(yes_rivals={"fillers": ["uh"]}), "questions.dob.yes_rivals: only a read-back"),
+    (lambda q: q["confirm"].pop("yes_rivals"), "declares no `yes_rivals`"),
 ])
 def test_each_question_declaration_rule(raw, change, expected):
     data = with_questions(raw, change)
@@ -203,3 +208,42 @@ def test_a_write_gated_by_another_writes_read_back_is_rejected(raw):
         d["states"]["confirm_booking"]["edges"][0]["to"] = "commit_cancel"
     message = broken(raw, change)
     assert "without the caller confirming a `cancel` read-back" in message
+
+
+def test_a_bad_yes_rival_names_the_questions_file_and_key(raw, tmp_path):
+    questions = yaml.safe_load(QUESTIONS.read_text())
+    questions["questions"]["confirm"]["yes_rivals"] = {"negated": ["incorrect", None]}
+    (tmp_path / "questions.yaml").write_text(yaml.safe_dump(questions))
+    data = copy.deepcopy(raw)
+    data["questions"] = "questions.yaml"
+    with pytest.raises(FlowError) as info:
+        flow_from_mapping(data, source="test.yaml", base=tmp_path)
+    assert f"{tmp_path / 'questions.yaml'}: questions.confirm.yes_rivals.negated.1" in str(info.value)
+
+
+# ------------------------------------------------------------ edge groups
+
+def test_an_edge_group_is_put_in_place_where_a_state_includes_it(raw):
+    flow = flow_from_mapping(copy.deepcopy(raw), source="test.yaml")
+    assert [e.to for e in flow.states["lookup_spelled_surname"].edges] == [
+        "task_router", "callback_next", "confirm_identity", "confirm_new_patient"]
+    assert flow.states["verify_identity"].edges[:2] == flow.states["verify_without_first_name"].edges[:2]
+
+
+@pytest.mark.parametrize(("change", "expected"), [
+    (lambda d: d["states"]["verify_identity"]["edges"].insert(0, {"include": "nowhere"}),
+     "states.verify_identity.edges[0].include: unknown edge group 'nowhere'"),
+    (lambda d: d["states"]["verify_identity"]["edges"].__setitem__(0, {"include": "patient_lookup", "to": "goodbye"}),
+     "states.verify_identity.edges[0]: an include names an edge group and nothing else"),
+    (lambda d: d["edge_groups"]["patient_lookup"].append({"include": "patient_lookup_or_candidate"}),
+     "edge group 'patient_lookup' includes itself"),
+    (lambda d: d["edge_groups"].update(spare=[{"to": "goodbye"}]), "edge_groups.spare: no state includes it"),
+    (lambda d: d["edge_groups"].update(spare=[]), "edge_groups.spare: a non-empty list of edges"),
+    (lambda d: d["edge_groups"]["patient_lookup"][1].update(reason="felt_like_it"),
+     "edge_groups.patient_lookup[1].reason: unknown callback reason 'felt_like_it'"),
+    (lambda d: d.update(edge_groups=["patient_lookup"]), "edge_groups: a mapping of group name to a list of edges"),
+])
+def test_each_edge_group_rule(raw, change, expected):
+    message = broken(raw, change)
+    assert expected in message
+    assert len(message.splitlines()) == len(set(message.splitlines()))   # a group's fault is named once

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from appliance.understanding import PersonName
+from appliance.understanding.names import find_spelled, spelled_once
+from appliance.understanding.normalise import normalise
 
 from .hearing import hear
 
@@ -291,3 +293,18 @@ def test_a_modal_after_i_or_we_is_the_verb_never_a_first_name(text):
                                              ("I'm Will Lopez", "Will"), ("we will, Jane Doe", "Jane")])
 def test_a_name_that_is_also_a_modal_is_still_a_name(text, first):
     assert hear(text, "full_name").name.first == first
+
+
+@pytest.mark.parametrize("between", ["my mistake", "scratch that", "hang on", "I mean", "sorry", "no", "not"])
+def test_a_correction_the_callers_words_declare_between_two_spellings_keeps_the_later(between):
+    # read here with no correction heard in the whole turn: the words between the runs alone decide
+    ct = normalise(f"S M I T H E, {between}, S M I T H")
+    runs = spelled_once(find_spelled(ct, name_asked=True), ct, "last", correcting=False)
+    # the "I" of "I mean" is read as one more letter of the first run: the later run is what matters
+    assert len(runs) == 2 and runs[-1].letters == "SMITH"
+
+
+def test_a_spelling_cut_off_and_said_again_with_no_correction_is_dropped():
+    ct = normalise("S M I T H E, S M I T H")
+    runs = spelled_once(find_spelled(ct, name_asked=True), ct, "last", correcting=False)
+    assert [r.letters for r in runs] == ["SMITHE"]

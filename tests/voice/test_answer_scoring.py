@@ -16,8 +16,7 @@ from appliance.engine.context import CallContext
 from appliance.engine.expected_answers import expected_answers
 from appliance.engine.flow import SHIPPED_FLOWS
 from appliance.settings import ConfigError, settings_from_mapping
-from appliance.voice.answer_scoring import (CHOICE_GAP, Reading, ScoringConfigError, choose,
-                                            worth_scoring, expected_for, yes_rivals)
+from appliance.voice.answer_scoring import CHOICE_GAP, Reading, choose, expected_for, worth_scoring
 
 pytest.importorskip("pipecat")
 
@@ -59,12 +58,11 @@ def test_only_an_empty_or_one_word_transcript_that_settles_nothing_is_scored_at_
     assert not worth_scoring(expected, question, "How much is it?")
 
 
-def test_the_rivals_come_from_the_config_file_and_a_bad_one_is_named(tmp_path):
-    assert {"incorrect", "uh", "sorry?"} <= set(yes_rivals())
-    bad = tmp_path / "answer_scoring.yaml"
-    bad.write_text("yes_rivals:\n  negated: [incorrect, 3]\n")
-    with pytest.raises(ScoringConfigError, match=r"answer_scoring.yaml: yes_rivals.negated"):
-        yes_rivals(bad)
+def test_the_rivals_are_the_read_back_questions_own(flow):
+    for name in ("confirm", "been_before"):
+        question = flow.questions[name]
+        assert {"incorrect", "uh", "sorry?"} <= set(question.yes_rivals)
+        assert expected_for(question, ()).rivals == question.yes_rivals
 
 
 def test_the_setting_is_validated():

@@ -11,6 +11,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ..call_history import CallSummary
+from .open_call import OpenCall
 from .row_table import RowTable, fit
 
 CALLBACK_COLUMNS = (("Who", "who", 14), ("Number", "phone", 13), ("When", "when", 11), ("Urgency", "urgency", 7),
@@ -47,11 +48,6 @@ class AttentionView(Vertical):
             super().__init__()
             self.action = action
             self.callback = callback
-
-    class OpenCall(Message):
-        def __init__(self, call_id: str) -> None:
-            super().__init__()
-            self.call_id = call_id
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -143,8 +139,8 @@ class AttentionView(Vertical):
         if event.data_table.id == "callbacks-table":
             callback = self.highlighted_callback()
             if callback and callback.get("call_id"):
-                self.post_message(self.OpenCall(callback["call_id"]))
+                self.post_message(OpenCall(callback["call_id"]))
             elif callback:
                 self.notify("This callback was not made by a call.", timeout=3)
         elif event.row_key.value:
-            self.post_message(self.OpenCall(event.row_key.value))
+            self.post_message(OpenCall(event.row_key.value))

@@ -14,6 +14,7 @@ from textual.widgets import Input, Select, Static
 
 from ..call_history import OUTCOMES, CallSummary
 from ..call_reviews import CallReview
+from .open_call import OpenCall
 from .row_table import RowTable, fit
 
 COLUMNS = (("Started", "when", 16), ("Caller", "who", 16), ("Outcome", "outcome", 11), ("Length", "length", 6),
@@ -61,11 +62,6 @@ class HistoryView(Vertical):
             self.day_text = day_text
             self.outcome = outcome
             self.caller = caller
-
-    class OpenCall(Message):
-        def __init__(self, call_id: str) -> None:
-            super().__init__()
-            self.call_id = call_id
 
     reviews: dict[str, CallReview] = {}
 
@@ -128,4 +124,4 @@ class HistoryView(Vertical):
     def on_data_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value:
-            self.post_message(self.OpenCall(event.row_key.value))
+            self.post_message(OpenCall(event.row_key.value))

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from ..call_timeline import CallTimeline, clock_text
 from ..turn_latency import format_ms
+from .open_call import OpenCall
 from .row_table import RowTable, fit
 
 COLUMNS = (("Caller", "who", 16), ("On call", "time", 7), ("State", "state", 18), ("Latency", "latency", 7),
@@ -34,11 +35,6 @@ class LiveCallsView(Vertical):
         Binding("t", "transfer", "Transfer now"),
         Binding("x", "end_call", "End call"),
     ]
-
-    class OpenCall(Message):
-        def __init__(self, call_id: str) -> None:
-            super().__init__()
-            self.call_id = call_id
 
     class CallAction(Message):
         def __init__(self, action: str, call_id: str) -> None:
@@ -132,7 +128,7 @@ class LiveCallsView(Vertical):
     def on_data_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value:
-            self.post_message(self.OpenCall(event.row_key.value))
+            self.post_message(OpenCall(event.row_key.value))
 
     def _call_action(self, action: str) -> None:
         call_id = self.highlighted_call()

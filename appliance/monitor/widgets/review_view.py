@@ -6,12 +6,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Static
 
 from ...call_review import FLAG_LABELS
 from ..call_reviews import ReviewCounts, ReviewRow
 from .attention_view import when
+from .open_call import OpenCall
 from .row_table import RowTable, fit
 
 REVIEW_COLUMNS = (("Started", "when", 11), ("Who", "who", 16), ("Outcome", "outcome", 11), ("Flags", "flags", None))
@@ -30,11 +30,6 @@ def counts_text(counts: ReviewCounts) -> str:
 
 
 class ReviewView(Vertical):
-    class OpenCall(Message):
-        def __init__(self, call_id: str) -> None:
-            super().__init__()
-            self.call_id = call_id
-
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.rows: list[ReviewRow] = []
@@ -80,4 +75,4 @@ class ReviewView(Vertical):
     def on_data_table_row_selected(self, event: RowTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value:
-            self.post_message(self.OpenCall(event.row_key.value))
+            self.post_message(OpenCall(event.row_key.value))
