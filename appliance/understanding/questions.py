@@ -185,17 +185,15 @@ _SPELLED_MIN = 4   # letters: a shorter spelling is too easily some name or othe
 def _listed_name_letters(heard: str) -> str:
     from .name_list import is_listed_name   # the name lists load on first use, not when questions are read
 
-    letters = [ch for ch in heard if ch.isalpha()]
-    word = "".join(letters)
+    word = "".join(ch for ch in heard if ch.isalpha()).upper()
     if len(word) < _SPELLED_MIN or is_listed_name(word):
         return heard
-    found = {word[:i] + other + word[i + 1:]
-             for i, ch in enumerate(word.upper()) for group in PHONE_ALIKE_LETTERS if ch in group
-             for other in group if other != ch}
-    listed = [name for name in found if is_listed_name(name)]
+    alike = {word[:i] + other + word[i + 1:]
+             for i, ch in enumerate(word) for group in PHONE_ALIKE_LETTERS if ch in group for other in group}
+    listed = [name for name in alike - {word} if is_listed_name(name)]
     if len(listed) != 1:
         return heard   # none, or several alike: the letters as heard, for the read-back to settle
-    return " ".join(listed[0].upper())
+    return " ".join(listed[0])
 
 
 def _digit_groups_as_date(heard: str) -> str:
