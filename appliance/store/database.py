@@ -21,6 +21,7 @@ import contextlib
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -355,7 +356,7 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("PRAGMA busy_timeout = 5000")
         if not db.memory:
-            db.enable_wal()
+            _enable_wal(db)
             # WAL + NORMAL: a crashed process loses nothing committed; a power cut can lose the last record
             # commits, never a clinic write (`durable_commits` makes those FULL: see the module's docstring)
             db.execute("PRAGMA synchronous = NORMAL")
@@ -366,8 +367,23 @@ def open_database(path: str | Path) -> sqlite_utils.Database:
     return db
 
 
+def _enable_wal(db: sqlite_utils.Database, *, patience_s: float = 5.0) -> None:
+    """Switch the file to WAL. The switch needs the file to itself for a moment, and SQLite answers "database
+    is locked" at once, without waiting out busy_timeout, while another process is opening it too (the demo and
+    its monitor feed both open a new file): so wait a little and try again, within the same patience."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            db.enable_wal()
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _create_schema(db: sqlite_utils.Database) -> None:
-    with db.atomic():
+    with _write_transaction(db):
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
@@ -388,6 +404,21 @@ def _create_schema(db: sqlite_utils.Database) -> None:
             db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
         elif version < SCHEMA_VERSION:
             db.execute("UPDATE schema_version SET version = ?", [SCHEMA_VERSION])
+
+
+@contextlib.contextmanager
+def _write_transaction(db: sqlite_utils.Database) -> Iterator[None]:
+    """A transaction holding the write lock from its start. Two processes opening a new file at once (the demo
+    and its monitor feed) would otherwise both read the schema and then both ask to write: SQLite answers the
+    second "database is locked" at once, without waiting out busy_timeout."""
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.conn.in_transaction:
+            db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
 
 
 @contextlib.contextmanager

@@ -172,3 +172,23 @@ def test_a_bad_clinic_file_never_reaches_the_database(tmp_path):
     with pytest.raises(ClinicFileError):
         build_database(load_clinic_file(source), tmp_path / "clinic.db")
     assert not (tmp_path / "clinic.db").exists()
+
+
+def test_processes_opening_a_new_file_together_all_get_the_database(tmp_path):
+    """Switching a new file to WAL needs it to itself for a moment, and SQLite refuses at once, without waiting
+    out busy_timeout, while another process is opening it too (the demo and its monitor feed)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    paths = [tmp_path / f"new-{n}.db" for n in range(12)]
+    with ProcessPoolExecutor(max_workers=3) as pool:
+        for path in paths:
+            opened = [pool.submit(_open_and_count_tables, path) for _ in range(3)]
+            assert all(future.result() == opened[0].result() > 0 for future in opened)
+
+
+def _open_and_count_tables(path) -> int:
+    db = open_database(path)
+    try:
+        return len(db.table_names())
+    finally:
+        db.close()
