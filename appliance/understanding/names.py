@@ -137,7 +137,8 @@ def _groups(ct: CallerText) -> list[tuple[str, int, int, int]]:
                     break
             else:
                 break
-        if letters.strip("'-"):
+        if letters:
+            # a mark alone between pauses ("S, M, I, T, H, hyphen, J, O, N, E, S") still joins its neighbours
             groups.append((letters, start, i, singles))
         if i == start:
             i += 1
@@ -180,6 +181,9 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
         merged.append([letters, start, end, singles, singles])
     runs: list[Spelled] = []
     for k, (letters, start, end, singles, _last) in enumerate(merged):
+        letters = letters.strip("'-")
+        if not letters:
+            continue
         enough = singles >= 3 or (singles >= 2 and name_asked)
         if singles == 1 and letters in NAME_PARTICLES and name_asked and end < len(ct.tokens) \
                 and ct.tokens[end] == "space" and k + 1 < len(merged) and merged[k + 1][1] == end + 1:

@@ -131,6 +131,11 @@ SPELLED = [
     ("s as in sugar, m, y, t, h", "spelling", "SMYTH"),
     ("s m y double t h", "spelling", "SMYTTH"),
     ("O apostrophe C O N N O R", "spelling", "O'CONNOR"),
+    # a mark said between pauses, as the transcriber writes a spelling under the alphabet prompt
+    ("O, apostrophe, C, O, N, N, O, R.", "spelling", "O'CONNOR"),
+    ("S, M, I, T, H, hyphen, J, O, N, E, S.", "spelling", "SMITH-JONES"),
+    ("S-M-I-T-H, dash, J-O-N-E-S", "spelling", "SMITH-JONES"),
+    ("it's double-barrelled, S M I T H, hyphen, J O N E S", "spelling", "SMITH-JONES"),
     ("M A C, capital L, E O D", "spelling", "MACLEOD"),
     ("A R O H A, N G A T A", "spelling", "AROHA NGATA"),
     ("K R I S", "spelling", "KRIS"),
