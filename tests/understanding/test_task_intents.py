@@ -286,3 +286,18 @@ def test_weak_wording_is_medium_confidence() -> None:
 def test_a_later_time_while_choosing_is_not_a_reschedule() -> None:
     assert not hear("do you have a different time", "slot_choice").has("reschedule")
     assert hear("can we find a different time for my appointment", "intent").has("reschedule")
+
+
+@pytest.mark.parametrize("text", [
+    "could you check when I'm book 10?",
+    "when am I book in?",
+    "can you tell me what time I'm book for on Tuesday?",
+    "what day are we book in for?",
+])
+def test_booked_with_its_ending_lost_after_i_am_is_still_a_question_about_a_booking(text: str) -> None:
+    assert intent_names(hear(text, "intent"))[:1] == ["query"]
+
+
+def test_book_as_a_verb_stays_a_booking_after_the_repair_for_booked() -> None:
+    assert intent_names(hear("can I book in for Tuesday?", "intent"))[:1] == ["book"]
+    assert intent_names(hear("I'm looking to book in for Tuesday", "intent"))[:1] == ["book"]
