@@ -197,3 +197,25 @@ def test_three_written_free_in_a_date_of_birth_is_three(heard, born):
 ])
 def test_a_date_said_with_slashes_and_a_part_said_digit_by_digit(heard, born):
     assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "region", "born"), [
+    ("Sorry, I got that wrong. It's 50-0163.", "AU", date(1963, 1, 15)),
+    ("500163", "AU", date(1963, 1, 15)),
+    ("40-0270", "GB", date(1970, 2, 14)),
+    ("60, 11, 90", "AU", date(1990, 11, 16)),
+    ("90-0482", "GB", date(1982, 4, 19)),
+    ("it's 01 50 63", "US", date(1963, 1, 15)),
+])
+def test_a_teen_day_written_as_the_ty_number_no_date_can_start_with(heard, region, born):
+    assert hear(heard, "dob", region=region).dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [("born in 1950", None), ("the 4th of March 1950", date(1950, 3, 4)),
+                                             ("30-0855", date(1955, 8, 30)), ("50", None), ("1 90 246", date(1946, 2, 19))])
+def test_a_ty_number_that_can_be_part_of_a_date_is_left_as_heard(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+def test_a_teen_day_said_with_a_one_digit_month():
+    assert hear("60 5 85", "dob").dob == date(1985, 5, 16)
