@@ -94,6 +94,8 @@ def find_dates(tokens: tuple[str, ...], region: Region, dob: bool = False) -> li
 
 def _year_after(tokens: tuple[str, ...], k: int, dob: bool) -> tuple[int | None, bool, int]:
     j = k + 1 if k < len(tokens) and tokens[k] in ("of", "in") and dob else k
+    if dob and j == k + 1 and tokens[k] == "of" and j < len(tokens) and len(tokens[j]) == 1 and tokens[j].isdigit():
+        return int(tokens[j]), True, j + 1    # "the 8th of the 9th of 5": an "oh 5" year, its "oh" written "of"
     got = year(tokens, j, two_digit=dob)
     if got is None:
         return None, False, k
@@ -137,9 +139,9 @@ def _date_at(tokens: tuple[str, ...], i: int, region: Region, dob: bool) -> Date
     ordinal = day_ordinal(tokens, j)
     ordinal_said = ordinal is not None and ordinal[1] == k
     m_at = k + 1 if k < len(tokens) and tokens[k] == "of" else k
-    if dob and ordinal_said and m_at < len(tokens) and tokens[m_at] == "the":
-        # "the fourth of the third eighty five"
-        month_ord = day_ordinal(tokens, m_at + 1)
+    if dob and ordinal_said and m_at < len(tokens) and (tokens[m_at] == "the" or m_at > k):
+        # "the fourth of the third eighty five", or written without its second "the": "4th of 3rd 85"
+        month_ord = day_ordinal(tokens, m_at + 1 if tokens[m_at] == "the" else m_at)
         if month_ord and month_ord[0] <= 12:
             y, short, end = _year_after(tokens, month_ord[1], dob)
             if y is not None:

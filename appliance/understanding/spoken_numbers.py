@@ -122,6 +122,16 @@ def day_ordinal(tokens: tuple[str, ...], i: int, allow_cardinal: bool = False) -
     return None
 
 
+def _unit(tokens: tuple[str, ...], i: int) -> int | None:
+    """A digit said after an "oh" in a year, as a word or as the transcriber writes it ("oh five", "oh 5")."""
+    if i >= len(tokens):
+        return None
+    tok = tokens[i]
+    if tok in UNITS:
+        return UNITS[tok]
+    return int(tok) if len(tok) == 1 and tok.isdigit() else None
+
+
 def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, int] | None:
     """A year: (value, said_with_two_digits, next_index).
 
@@ -140,8 +150,8 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
     if tok in ("nineteen", "eighteen") or (tok == "twenty" and i + 1 < len(tokens)):
         century = {"nineteen": 1900, "eighteen": 1800, "twenty": 2000}[tok]
         nxt = i + 1
-        if nxt < len(tokens) and tokens[nxt] in ZERO_WORDS and nxt + 1 < len(tokens) and tokens[nxt + 1] in UNITS:
-            return century + UNITS[tokens[nxt + 1]], False, nxt + 2
+        if nxt < len(tokens) and tokens[nxt] in ZERO_WORDS and _unit(tokens, nxt + 1) is not None:
+            return century + _unit(tokens, nxt + 1), False, nxt + 2
         if nxt < len(tokens) and tokens[nxt] == "hundred" and tok != "twenty":
             return century, False, nxt + 1
         rest = small_number(tokens, nxt)
@@ -161,8 +171,8 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
             return 2000 + rest[0], False, rest[1]
         return 2000, False, i + 2
     if two_digit:
-        if tok in ZERO_WORDS and tok != "zero" and i + 1 < len(tokens) and tokens[i + 1] in UNITS:
-            return UNITS[tokens[i + 1]], True, i + 2
+        if tok in ZERO_WORDS and tok != "zero" and _unit(tokens, i + 1) is not None:
+            return _unit(tokens, i + 1), True, i + 2
         rest = small_number(tokens, i)
         if rest and rest[0] >= 10:
             return rest[0], True, rest[1]

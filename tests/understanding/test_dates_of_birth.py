@@ -219,3 +219,24 @@ def test_a_ty_number_that_can_be_part_of_a_date_is_left_as_heard(heard, born):
 
 def test_a_teen_day_said_with_a_one_digit_month():
     assert hear("60 5 85", "dob").dob == date(1985, 5, 16)
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("8th of 9th 1985", date(1985, 9, 8)),
+    ("eighth of ninth eighty five", date(1985, 9, 8)),
+    ("8th of 9th, 85", date(1985, 9, 8)),
+    ("4th of 3rd, nineteen eighty five", date(1985, 3, 4)),
+])
+def test_a_day_and_month_said_as_ordinals_without_the_second_the(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("8th of September oh 5", date(2005, 9, 8)),
+    ("the 8th of the 9th of 5.", date(2005, 9, 8)),
+    ("the 3rd of the 2nd of 7", date(2007, 2, 3)),
+    ("5th of June of 9", date(2009, 6, 5)),
+    ("the eighth of September nineteen oh 5", date(1905, 9, 8)),
+])
+def test_a_year_said_oh_and_a_digit_with_the_digit_written_as_a_numeral_or_the_oh_as_of(heard, born):
+    assert hear(heard, "dob").dob == born
