@@ -21,7 +21,7 @@ from ..domain import ANYONE, Catalog
 from .common_words import FUNCTION_WORDS, STOP_WORDS
 from .normalise import CallerText, normalise
 from .questions import Question
-from .signals import WordPattern
+from .signals import EITHER_AS_ANY, WordPattern
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "jab": ("shot",), "vaccine": ("shot",), "vaccination": ("shot",), "injection": ("shot",),
@@ -231,7 +231,7 @@ class CatalogFindings:
 
 _ANYONE_ASKED = WordPattern(
     r"\b(?:anyone|anybody|any one|whoever|no preference|not fussed|do not mind|does not matter|do not care|"
-    r"either|any of them|whichever|first available|no one in particular|nobody in particular|any practitioner|"
+    + EITHER_AS_ANY + r"|any of them|whichever|first available|no one in particular|nobody in particular|any practitioner|"
     r"i am easy|happy with anyone|whoever is (?:free|available))\b")
 _ANYONE_SAID = WordPattern(
     r"\b(?:with|see|seeing|book) (?:anyone|anybody|whoever)\b|\bany (?:practitioner|physio|physiotherapist|"

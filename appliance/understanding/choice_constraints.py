@@ -17,6 +17,7 @@ from .refused_days import refused_here
 from .catalog_match import CatalogFindings
 from .clock_times import ClockTime, find_times
 from .normalise import CallerText
+from .signals import EITHER_AS_ANY
 
 _POSITIONS = (
     (re.compile(r"\b(?:first|1st|number one|option one|option 1|number 1)\b(?! (?:of|thing|time i|available|name|"
@@ -35,7 +36,7 @@ _POSITIONS = (
 _LONE_POSITIONS = {"1": "first", "2": "second", "3": "third"}
 _ORDINAL_POSITIONS = frozenset({"first", "1st", "second", "2nd", "third", "3rd"})
 _NOT_POSITION = re.compile(r"\bnot (?:the )?(first|second|third|last|earlier|later|earliest|latest)\b")
-_ANY = re.compile(r"\b(?:either|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
+_ANY = re.compile(r"\b(?:" + EITHER_AS_ANY + r"|whichever|which ever|any of (?:them|those|these)|any one|anyone is fine|"
                   r"do not mind|does not matter|no preference|not fussed|both (?:are|is|would be|sound) "
                   r"(?:fine|good|ok|great)|whatever|i am easy|you choose|you pick|dealer's choice)\b")
 # "I can't do Friday either", "that doesn't work either": the other one is no good too

@@ -23,6 +23,9 @@ EVIDENCE = {
 }
 
 NEGATORS = frozenset({"not", "never", "without", "instead", "rather"})
+# "either" leaves the choice to us ("either is fine", "happy either way"), but "either way" before a question is
+# "anyway" ("either way, what's the address?"): no choice was made
+EITHER_AS_ANY = r"either(?! way (?:what|where|when|how|who|why|which|can|could|would|will|do|does|did|is there|are there)\b)"
 
 
 _ANCHORS = (_c.AT_BOUNDARY, _c.AT_BEGINNING, _c.AT_BEGINNING_STRING)

@@ -23,7 +23,7 @@ from .spoken_numbers import TEENS, UNITS
 from .normalise import CallerText
 from .questions import Question
 from .refused_days import refused_here
-from .signals import WordPattern
+from .signals import EITHER_AS_ANY, WordPattern
 
 _SOONEST = WordPattern(
     r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
@@ -35,7 +35,7 @@ _SOONEST = WordPattern(
     r"(?:first|next|earliest) (?:one|thing|appointment|time|slot) (?:you can|going|possible))\b")
 _FLEXIBLE = re.compile(
     r"\b(?:do not mind|does not matter|no preference|not fussed|any day|i am easy|i am flexible|flexible|"
-    r"either|whatever suits|whatever works|doesn't matter|anything is fine|anything works)\b")
+    + EITHER_AS_ANY + r"|whatever suits|whatever works|doesn't matter|anything is fine|anything works)\b")
 
 # asked when to come in, "soon" alone ("something soon", "whatever's soon") asks for the soonest; not when
 # the caller says it is too soon or not soon

@@ -138,3 +138,18 @@ def test_ten_to_is_read_as_said_when_it_was_offered() -> None:
               Slot(datetime(2026, 11, 26, 13, 50), "followup", "lee", "city", 30))
     assert hear("150 pm", "slot_choice", slots=ten_to).slot_pick == 1
     assert hear("150 pm", "slot_choice", slots=SLOTS).slot_pick is None    # neither time offered: no pick
+
+
+@pytest.mark.parametrize("said", [
+    "either way, what's the address?",
+    "either way, how much is it?",
+    "either way, can you tell me where to park?",
+    "either way, do you have parking?",
+])
+def test_either_way_before_a_question_is_anyway_not_a_pick(said):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick is None
+
+
+@pytest.mark.parametrize("said", ["either way is fine", "I'm happy either way", "either is fine", "either one works"])
+def test_either_leaves_the_pick_to_the_agent(said):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 0
