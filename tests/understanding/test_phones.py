@@ -93,3 +93,21 @@ def test_three_written_free_between_digits_is_three():
 ])
 def test_an_oh_written_as_a_inside_or_between_digit_groups_is_a_zero(said, number):
     assert hear(said, "phone", region="US").phone == number
+
+
+@pytest.mark.parametrize(("said", "number"), [
+    ("L3 9 4 1 2, double 0 1 5.", "+61394120015"),    # the leading "oh" of an area code written as a letter
+    ("o3 9412 0015", "+61394120015"),
+])
+def test_an_oh_written_as_a_letter_before_one_digit_is_a_zero(said, number):
+    assert hear(said, "phone").phone == number
+
+
+def test_the_phone_question_is_not_primed_with_digits_counting_up():
+    """Shown "0 1 2 3 ...", Whisper counts on past what was said ("double two three" -> "2 3 4 5 6")."""
+    from .hearing import QUESTIONS
+
+    prompt = QUESTIONS["phone"].stt_prompt
+    digits = [c for c in prompt if c.isdigit()]
+    assert digits and not any(int(b) == int(a) + 1 == int(c) - 1 for a, b, c in zip(digits, digits[1:], digits[2:]))
+    assert "double" in prompt
