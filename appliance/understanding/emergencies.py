@@ -19,6 +19,9 @@ from .normalise import CallerText
 from .signals import EVIDENCE, Hit, WordPattern, add_hit
 
 _P = "(?:my|his|her|their|the|your)"
+# "stroke" is also how a letter with a line through it is spelled ("O stroke, D E G A A R D" for a name
+# with an Ø): after a spelled letter (not "a" or "i", which are words) or before spelled letters, it is a mark
+_STROKE_NOT_A_LETTER_MARK = r"(?<!\b[b-hj-z] )\bstroke\b(?! [a-z](?: [a-z])+\b)"
 
 _EMERGENCY_HIGH = WordPattern(*(
     r"\bchest (?:is |feels )?(?:really |so |very |quite |all )?(?:pain|pains|hurting|tight|crushing|tightness|"
@@ -29,7 +32,7 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\b(?:not|stopped|is not|isn't|no longer) breathing\b",
     r"\b(?:really|very|badly|severely|extremely|so|seriously) short of breath\b|\bshort of breath (?:badly|really badly|"
     r"and)\b|\bgasping (?:for (?:air|breath))?\b|\bchoking\b|\bturning blue\b|\blips (?:are )?(?:blue|turning blue)\b",
-    r"\b(?:having|had|is having|think (?:i am|he is|she is|it is) having) a stroke\b|\bstroke\b",
+    r"\b(?:having|had|is having|think (?:i am|he is|she is|it is) having) a stroke\b|" + _STROKE_NOT_A_LETTER_MARK,
     r"\bface (?:is |has |has gone |went |looks |gone |is all )?(?:drooping|droopy|dropped|fallen|lopsided|"
     r"sagging)\b|\b(?:drooping|droopy|sagging) (?:face|mouth|on one side)\b|\bmouth (?:is )?drooping\b",
     r"\bslurr(?:ed|ing) (?:speech|words|his words|her words|my words)\b|\bspeech (?:is )?(?:all |really |very |"

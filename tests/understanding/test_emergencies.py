@@ -126,3 +126,19 @@ def test_emergency_and_crisis_together() -> None:
 def test_it_is_an_emergency_is_medium() -> None:
     assert hear("it's an emergency").signal("emergency").confidence == "medium"
     assert hear("he's having a seizure").signal("emergency").confidence == "high"
+
+
+@pytest.mark.parametrize("text", [
+    "O stroke D E G A A R D",
+    "it's O with a stroke, D, E, G, A, A, R, D",
+    "okay, those stroke, D, E, G, A, A, R, D.",
+])
+def test_stroke_as_the_mark_through_a_spelled_letter_is_no_emergency(text: str) -> None:
+    assert "emergency" not in intent_names(hear(text, "spelling"))
+
+
+@pytest.mark.parametrize("text", [
+    "sorry I think I'm having a stroke", "stroke", "my dad, stroke, he can't move his arm", "I think it's a stroke",
+])
+def test_a_stroke_said_while_spelling_is_still_an_emergency(text: str) -> None:
+    assert "emergency" in intent_names(hear(text, "spelling"))
