@@ -12,7 +12,8 @@ Latency is read off the call's recording (`appliance/simulate/reply_gaps.py`):
 from the last sound of each caller line to the agent's first sound after it,
 on the line the caller hears. Interruptions are agent starts inside a caller
 line. Beside it, the pipeline's own events give what the wait is made of
-(turn-end wait, STT after the turn end, the hand-over hold, queue wait, engine, TTS first audio), greeting
+(the VAD's lag, turn-end wait, STT after the turn end, the hand-over hold, queue wait, engine, TTS first audio,
+the line out to the first sound; `--timeline`: each reply's steps on the audio clock), greeting
 delay, STT and TTS real-time factors, LLM first-token time, the appliance's
 peak RSS (the simulated callers' voices measured and left out). Each wave's
 callers are prepared (their lines synthesised) before its calls start.
@@ -339,6 +340,11 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
               "measured as the growth of resident memory while that caller was prepared, one caller at a time, "
               "before the wave started; freed memory handed back to the system before each wave). Process peak RSS "
               "is the whole process's high-water mark so far (models, every level's callers, the harness)."]
+    lines += ["", "VAD lag is the caller's last sound on the recording to where the listener puts the end of speech "
+              "(the VAD's stop less its pause): the pipeline's events start their clock there, so the 'by events' "
+              "figure leaves it out. Line out is the playback mark to the reply's first sound on the recording (the "
+              "output transport's hand-off and any quiet before the voice's first sound). Each reply's whole "
+              "timeline on the audio clock: `--timeline` (bench/reply_timeline.py)."]
     lines += ["", "STT after turn end is the decode still running when the turn was called over; hand-over hold is "
               "the listener's wait for the quiet that keeps a sentence whole, after the transcript is ready; queue "
               "wait is the time the turn's decode and the reply's speech waited on the box's scheduler "
