@@ -644,14 +644,14 @@ class CallerListener(STTService):
 
     async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False) -> None:
         """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's last sound (`quick`:
-        QUICK_HANDOVER_QUIET_S), or the caller has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has
-        passed."""
-        quiet_s = QUICK_HANDOVER_QUIET_S if quick else HANDOVER_QUIET_S
+        QUICK_HANDOVER_QUIET_S; without a sound tracked, HANDOVER_QUIET_S after the VAD's end), or the caller
+        has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
         quiet_from = utt.end_sample + int(WORD_FADE_S * self.rate)
-        quiet_until = utt.end_sample + int(quiet_s * self.rate)
+        quiet_until = utt.end_sample + int(HANDOVER_QUIET_S * self.rate)
         if utt.loud_until:
             # counted from the words' last sound on the line, not from the VAD's end of speech, which comes later
             # by the VAD's lag (VAD_LAG_S); never from much before the VAD's end (a soft ending under ONSET_LEVEL)
+            quiet_s = QUICK_HANDOVER_QUIET_S if quick else HANDOVER_QUIET_S
             quiet_from = utt.loud_until
             quiet_until = max(utt.loud_until, utt.end_sample - int(VAD_LAG_S * self.rate)) + int(quiet_s * self.rate)
         give_up = time.monotonic() + HANDOVER_MAX_HOLD_S
