@@ -383,7 +383,9 @@ def _enable_wal(db: sqlite_utils.Database, *, patience_s: float = 5.0) -> None:
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
-    with _write_transaction(db):
+    # a deferred transaction: on a file already made, every statement here is a no-op that needs no write lock,
+    # so the appliance still opens its database while a long write holds the lock (the call goes on, holding)
+    with db.atomic():
         for statement in SCHEMA.split(";"):
             if statement.strip():
                 db.execute(statement)
@@ -404,21 +406,6 @@ def _create_schema(db: sqlite_utils.Database) -> None:
             db.execute("INSERT INTO schema_version (version) VALUES (?)", [SCHEMA_VERSION])
         elif version < SCHEMA_VERSION:
             db.execute("UPDATE schema_version SET version = ?", [SCHEMA_VERSION])
-
-
-@contextlib.contextmanager
-def _write_transaction(db: sqlite_utils.Database) -> Iterator[None]:
-    """A transaction holding the write lock from its start. Two processes opening a new file at once (the demo
-    and its monitor feed) would otherwise both read the schema and then both ask to write: SQLite answers the
-    second "database is locked" at once, without waiting out busy_timeout."""
-    db.conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if db.conn.in_transaction:
-            db.conn.execute("ROLLBACK")
-        raise
-    db.conn.execute("COMMIT")
 
 
 @contextlib.contextmanager
