@@ -22,9 +22,17 @@ from typing import Any, Callable
 _STOP = object()
 
 
+class EngineHostClosed(RuntimeError):
+    """Work handed to a call's engine after the call ended."""
+
+
 class EngineHost:
     def __init__(self, name: str = "engine"):
         self._work: queue.Queue = queue.Queue()
+        # once closed, work handed in fails at once rather than waiting for a thread that has gone: a decode still
+        # running when the call ends asks the engine to read its words, from a worker no one else can free
+        self._closing = threading.Lock()
+        self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"engine-{name}", daemon=True)
         self._thread.start()
 
@@ -32,6 +40,12 @@ class EngineHost:
         while True:
             item = self._work.get()
             if item is _STOP:
+                with self._closing:
+                    self._closed = True
+                while not self._work.empty():
+                    left = self._work.get_nowait()
+                    if left is not _STOP and left[0].set_running_or_notify_cancel():
+                        left[0].set_exception(EngineHostClosed("the call's engine has closed"))
                 return
             future, fn, args, kwargs = item
             if not future.set_running_or_notify_cancel():
@@ -43,7 +57,11 @@ class EngineHost:
 
     def submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
         future: Future = Future()
-        self._work.put((future, fn, args, kwargs))
+        with self._closing:
+            if self._closed:
+                future.set_exception(EngineHostClosed("the call's engine has closed"))
+            else:
+                self._work.put((future, fn, args, kwargs))
         return future
 
     async def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

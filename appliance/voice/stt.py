@@ -252,11 +252,11 @@ class WhisperTranscriber:
         lead_in = np.zeros(int(LEAD_IN_S * WHISPER_RATE), np.float32)
         read = self._read(np.concatenate([lead_in, audio]), hotwords=hotwords)
         text, written = clean_transcript(read.text, hotwords), None
-        if (read.encoded is not None and len(audio) <= SCORE_MAX_S * WHISPER_RATE
-                and worth_scoring(expected, question, text, understand)):
+        if read.encoded is not None and len(audio) <= SCORE_MAX_S * WHISPER_RATE and expected:
             try:
-                reading = self.scorer.pick(read.encoded, read.frames, text, expected)
-            except Exception as exc:   # a second opinion: Whisper's own words stand without it
+                reading = (self.scorer.pick(read.encoded, read.frames, text, expected)
+                           if worth_scoring(expected, question, text, understand) else None)
+            except Exception as exc:   # a second opinion (or a call already over): Whisper's own words stand
                 log.warning("scoring the expected answers failed (%s); Whisper's words stand", type(exc).__name__)
                 reading = None
             if reading is not None and plain(reading.text) != plain(text):
