@@ -94,8 +94,6 @@ def find_dates(tokens: tuple[str, ...], region: Region, dob: bool = False) -> li
 
 def _year_after(tokens: tuple[str, ...], k: int, dob: bool) -> tuple[int | None, bool, int]:
     j = k + 1 if k < len(tokens) and tokens[k] in ("of", "in") and dob else k
-    if dob and j == k + 1 and tokens[k] == "of" and j < len(tokens) and len(tokens[j]) == 1 and tokens[j].isdigit():
-        return int(tokens[j]), True, j + 1    # "the 8th of the 9th of 5": an "oh 5" year, its "oh" written "of"
     got = year(tokens, j, two_digit=dob)
     if got is None:
         return None, False, k
