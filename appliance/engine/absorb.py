@@ -96,7 +96,8 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         # "Te Huia, T E space H U I A": the words said are the one name spelled, whose letters had "space" in them
         first, last = None, f"{first} {last}"
     if utt.spelled and not (first and last):
-        spelled = _as_held(utt.spelled.title(), ctx)
+        marked = [w for w in re.findall(r"[^\W\d_]+", utt.text) if not w.isascii()]   # said with marks letters lack
+        spelled = _as_held(utt.spelled.title(), ctx, said=(first, last, *marked))
         if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))
                 and _two_parts(utt)):
             # two runs of letters are the first name and the surname, even when one part was asked for
@@ -241,9 +242,10 @@ def _without_surname_words(first: str, surname: str) -> str:
     return first
 
 
-def _as_held(spelled: str, ctx: CallContext) -> str:
-    """A spelling of a name already held, in the form held ("N G U Y E N" for "Nguyễn" keeps its marks)."""
-    for held in (ctx.last_name, ctx.first_name):
+def _as_held(spelled: str, ctx: CallContext, said: tuple[str | None, ...] = ()) -> str:
+    """A spelling of a name said with it or already held, in the form said or held ("N G U Y E N" for "Nguyễn"
+    keeps its marks: a caller spells in the letters a phone keypad has)."""
+    for held in (*said, ctx.last_name, ctx.first_name):
         if held and fold_name(held).replace(" ", "") == fold_name(spelled).replace(" ", ""):
             return held
     return spelled

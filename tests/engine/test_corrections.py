@@ -82,6 +82,21 @@ def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, corre
     assert (engine.ctx.first_name, engine.ctx.last_name) == stored
 
 
+@pytest.mark.parametrize(("correction", "surname"), [
+    ("oh, my surname is actually Phạm, P H A M", "Phạm"),
+    ("no, it's Nguyễn, N G U Y E N", "Nguyễn"),
+    ("my last name is Muñoz, M U N O Z", "Muñoz"),
+])
+def test_a_surname_corrected_at_the_read_back_and_spelled_without_its_accents_is_stored_as_said(
+        call, correction, surname):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    assert engine.turn(correction).waiting_for == "confirm"
+    assert engine.ctx.last_name == surname
+    assert created(engine.turn("yes")) and engine.ctx.patient.last_name == surname
+
+
 def test_a_letter_change_that_fits_neither_name_asks_for_a_spelling(call):
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",

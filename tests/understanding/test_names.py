@@ -313,3 +313,16 @@ def test_a_spelling_cut_off_and_said_again_with_no_correction_is_dropped():
     ct = normalise("S M I T H E, S M I T H")
     runs = spelled_once(find_spelled(ct, name_asked=True), ct, "last", correcting=False)
     assert [r.letters for r in runs] == ["SMITHE"]
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "first", "last"), [
+    ("my last name is actually Brown", "confirm", None, "Brown"),
+    ("my surname is really Brown, B R O W N", "confirm", None, "Brown"),
+    ("the surname is in fact Lê", "confirm", None, "Lê"),
+    ("my first name's actually Kris", "confirm", "Kris", None),
+    ("sorry my first name is actually Renée", "dob", "Renée", None),
+    ("oh, my surname is actually Phạm, P H A M", "confirm", None, "Phạm"),
+    ("my name is actually Jon Smyth", "confirm", "Jon", "Smyth"),
+])
+def test_a_name_after_a_hedge_word_that_corrects_it_is_the_name(text, waiting_for, first, last):
+    assert hear(text, waiting_for).name == PersonName(first, last)
