@@ -245,10 +245,9 @@ def _without_surname_words(first: str, surname: str) -> str:
 def _as_held(spelled: str, ctx: CallContext, said: tuple[str | None, ...] = ()) -> str:
     """A spelling of a name said with it or already held, in the form said or held ("N G U Y E N" for "Nguyễn"
     keeps its marks: a caller spells in the letters a phone keypad has)."""
-    for held in (*said, ctx.last_name, ctx.first_name):
-        if held and fold_name(held).replace(" ", "") == fold_name(spelled).replace(" ", ""):
-            return held
-    return spelled
+    forms = [form for form in (*said, ctx.last_name, ctx.first_name)
+             if form and fold_name(form).replace(" ", "") == fold_name(spelled).replace(" ", "")]
+    return next((form for form in forms if not form.isascii()), forms[0] if forms else spelled)
 
 
 def _spells(spelled: str, word: str | None) -> bool:

@@ -69,8 +69,13 @@ def say_phone(number: str | None, region: Region) -> str:
 
 
 def say_letters(word: str) -> str:
-    """A name spelled out, as a receptionist reads it back: "S, M, Y, T, H"."""
-    return ", ".join(ch.upper() for ch in word if ch.isalpha())
+    """A name spelled out, as a receptionist reads it back: "S, M, Y, T, H"; the marks in a name are said
+    ("O, apostrophe, B, R, I, E, N, hyphen, ...") and so is the gap between the words of one name."""
+    said = [ch.upper() if ch.isalpha() else _MARK_NAMES.get(ch, "") for ch in word]
+    return ", ".join(piece for piece in said if piece)
+
+
+_MARK_NAMES = {"-": "hyphen", "'": "apostrophe", "’": "apostrophe", " ": "space"}
 
 
 def join_words(items: list[str], last: str = "and") -> str:

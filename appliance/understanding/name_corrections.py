@@ -67,11 +67,22 @@ def name_replacements(ct: CallerText) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     for k, pattern in enumerate(_REPLACEMENTS):
         for m in pattern.finditer(text):
-            first, second = m.group(1), m.group(2)
+            first, second = _double_barrelled(ct, m.start(1)), _double_barrelled(ct, m.start(2))
             new, old = (first, second) if _NEW_FIRST[k] else (second, first)
             if _name_word(new) and _name_word(old) and new != old:
                 found.append((old, new))
     return tuple(dict.fromkeys(found))
+
+
+def _double_barrelled(ct: CallerText, char_at: int) -> str:
+    """The name whose word starts at `char_at`, whole where it is one part of a hyphenated name ("O'Brien-Núñez"),
+    which the normalised text holds as separate words."""
+    start = end = ct.token_index(char_at)
+    while start in ct.hyphen_joined:
+        start -= 1
+    while end + 1 in ct.hyphen_joined:
+        end += 1
+    return "-".join(ct.tokens[start:end + 1])
 
 
 def letter_edits(ct: CallerText) -> tuple[LetterEdit, ...]:

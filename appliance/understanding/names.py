@@ -33,11 +33,12 @@ _NAME_TOKEN = re.compile(r"^[^\W\d_](?:[^\W\d_]|')*[^\W\d_]$")   # letters of an
 _NOT_NAME_SUFFIX = re.compile(r"(?:ing|ly|ous|ful|able|ible|ive|ness|ment|ated|ted|sed|red|ied|ped|ked)$")
 
 # the words that put a name after its marker, and a hedge a correction says between ("is actually", "is really")
-_IS = r"(?: is| it is| would be| should be)(?: actually| really| in fact| definitely)?"
+_HEDGE = r"(?: actually| really| in fact| definitely)?"
+_IS = rf"(?: is| it is| would be| should be){_HEDGE}"
 _FIRST_MARKER = re.compile(rf"\b(?:first|given|christian|fore) ?name(?:{_IS})?\b")
 _LAST_MARKER = re.compile(rf"\b(?:last|family|second) name(?:{_IS})?\b|\bsurname(?:{_IS})?\b")
 _FULL_MARKER = re.compile(rf"\b(?:my|his|her|their|the patient's|the|patient's) (?:full )?name(?:{_IS}|s)?\b|"
-                          rf"\bname{_IS}\b|\bthe name\b|\bunder the name(?: of)?\b|\bput (?:it|me) "
+                          rf"\bname is{_HEDGE}\b|\bthe name\b|\bunder the name(?: of)?\b|\bput (?:it|me) "
                           r"(?:down )?(?:under|as)\b")
 _RESTATED = re.compile(r"\b(?:it is|it should be|should be|change it to|it is actually|it is spelt|not \w+ it is)\b")
 _WEAK_MARKER = re.compile(r"\b(?:this is|i am|it is|here is)\b")

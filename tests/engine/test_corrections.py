@@ -86,8 +86,9 @@ def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, corre
     ("oh, my surname is actually Phạm, P H A M", "Phạm"),
     ("no, it's Nguyễn, N G U Y E N", "Nguyễn"),
     ("my last name is Muñoz, M U N O Z", "Muñoz"),
+    ("no wait, it's O'Brien-Núñez, not Smith", "O'Brien-Núñez"),
 ])
-def test_a_surname_corrected_at_the_read_back_and_spelled_without_its_accents_is_stored_as_said(
+def test_a_surname_corrected_at_the_read_back_is_stored_as_said_with_its_accents_and_marks(
         call, correction, surname):
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",

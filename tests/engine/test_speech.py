@@ -3,7 +3,7 @@ from datetime import date, datetime, time
 import pytest
 
 from appliance.clinic.regions import region_for
-from appliance.engine.speech import (join_words, ordinal, say_date_of_birth, say_day, say_phone, say_price,
+from appliance.engine.speech import (join_words, say_letters, ordinal, say_date_of_birth, say_day, say_phone, say_price,
                                      say_time, say_when)
 
 NOW = datetime(2026, 11, 23, 9, 5)
@@ -53,3 +53,12 @@ def test_a_reply_apologises_once():
     assert _one_apology(said, "Sorry, which would suit: 9 am or 9:15 am?") == "Which would suit: 9 am or 9:15 am?"
     assert _one_apology([], "I'm sorry, there's nothing available.") == "I'm sorry, there's nothing available."
     assert _one_apology(["Thanks."], "I'm sorry, there's nothing available.") == "I'm sorry, there's nothing available."
+
+
+@pytest.mark.parametrize(("name", "said"), [
+    ("Smyth", "S, M, Y, T, H"),
+    ("O'Brien-Núñez", "O, apostrophe, B, R, I, E, N, hyphen, N, Ú, Ñ, E, Z"),
+    ("Van der Berg", "V, A, N, space, D, E, R, space, B, E, R, G"),
+])
+def test_a_name_spelled_back_says_its_marks_and_gaps(name, said):
+    assert say_letters(name) == said

@@ -326,3 +326,14 @@ def test_a_spelling_cut_off_and_said_again_with_no_correction_is_dropped():
 ])
 def test_a_name_after_a_hedge_word_that_corrects_it_is_the_name(text, waiting_for, first, last):
     assert hear(text, waiting_for).name == PersonName(first, last)
+
+
+@pytest.mark.parametrize(("text", "replaced"), [
+    ("no wait, it's O'Brien-Núñez, not Schröder", ("schröder", "o'brien-núñez")),
+    ("no, it's Smith-Jones, not Smith", ("smith", "smith-jones")),
+    ("Bennett-Ray is my old name, it's Ray now", ("bennett-ray", "ray")),
+    ("change Jones to Lloyd-Jones", ("jones", "lloyd-jones")),
+    ("it's Doe, not Roe", ("roe", "doe")),
+])
+def test_a_hyphenated_name_in_a_correction_is_replaced_or_given_whole(text, replaced):
+    assert hear(text, "confirm").name_replacements == (replaced,)
