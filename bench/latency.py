@@ -12,7 +12,8 @@ Latency is read off the call's recording (`appliance/simulate/reply_gaps.py`):
 from the last sound of each caller line to the agent's first sound after it,
 on the line the caller hears. Interruptions are agent starts inside a caller
 line. Beside it, the pipeline's own events give what the wait is made of
-(turn-end wait, STT after the turn end, the hand-over hold, queue wait, engine, TTS first audio), greeting
+(the VAD's lag, turn-end wait, STT after the turn end, the hand-over hold, queue wait, engine, TTS first audio,
+the line out to the first sound; `--timeline`: each reply's steps on the audio clock), greeting
 delay, STT and TTS real-time factors, LLM first-token time, the appliance's
 peak RSS (the simulated callers' voices measured and left out). Each wave's
 callers are prepared (their lines synthesised) before its calls start.
@@ -37,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from reply_timeline import STEPS, median_at, median_steps, reply_timelines, table  # noqa: E402
 from results_file import write_section  # noqa: E402
 
 DEFAULT_SET = [
@@ -175,7 +177,19 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
         return max(0.0, (t.heard_at - max(t.turn_end, decoded(t))) * 1000)
 
     complete = [t for t in replies if t.turn_end and t.heard_at]
+    timelines = [line for r in results if r.tape is not None and r.summary
+                 for line in reply_timelines(r.tape, r.summary.timings, vad_pause_s(runtime))]
+
+    def vad_lag(line):  # the caller's last sound to where the listener puts the end of speech (its VAD's stop
+        at = line.at_ms  # less the VAD's pause): the VAD's own lag, which no pipeline event shows
+        return None if at["vad stop"] is None else at["vad stop"] - vad_pause_s(runtime) * 1000
+
+    def line_out(line):  # the playback mark to the reply's first sound on the line: transport and leading silence
+        at = line.at_ms
+        return None if at["played"] is None else at["first sound"] - at["played"]
+
     parts = {
+        "VAD lag": [v for v in map(vad_lag, timelines) if v is not None],
         "turn-end wait": [wait(t) for t in complete],
         "STT after turn end": [stt_after(t) for t in complete],
         "hand-over hold": [hold(t) for t in complete],
@@ -185,6 +199,7 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
         "TTS first audio": [t.tts_first_audio_ms for t in complete if t.tts_first_audio_ms is not None],
         "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - hold(t) - (t.engine_ms or 0)
                                  - (t.tts_first_audio_ms or 0) for t in complete],
+        "line out": [v for v in map(line_out, timelines) if v is not None],
     }
     return {
         "width": width, "calls": len(results), "passed": sum(r.verdict.passed for r in results),
@@ -202,8 +217,16 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
         "fillers": sum(t.filler for t in timings),
         "wer": sum(r.word_errors.errors for r in results) / max(1, sum(r.word_errors.words for r in results)),
         "rss": max(appliance_mb) if appliance_mb else None, "process_rss": peak_rss_mb(),
-        "seconds": time.perf_counter() - started, "load": load_average(),
+        "seconds": time.perf_counter() - started, "load": load_average(), "timelines": timelines,
     }
+
+
+def vad_pause_s(runtime) -> float:
+    """The quiet after which the listener's VAD reports a stop (its pause with Smart Turn on)."""
+    from appliance.voice.listener import SMART_TURN_PAUSE_S
+
+    voice = runtime.settings.voice
+    return min(SMART_TURN_PAUSE_S, voice.vad_stop_secs) if runtime.smart_turn is not None else voice.vad_stop_secs
 
 
 def release_freed_memory() -> None:
@@ -317,6 +340,11 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
               "measured as the growth of resident memory while that caller was prepared, one caller at a time, "
               "before the wave started; freed memory handed back to the system before each wave). Process peak RSS "
               "is the whole process's high-water mark so far (models, every level's callers, the harness)."]
+    lines += ["", "VAD lag is the caller's last sound on the recording to where the listener puts the end of speech "
+              "(the VAD's stop less its pause): the pipeline's events start their clock there, so the 'by events' "
+              "figure leaves it out. Line out is the playback mark to the reply's first sound on the recording (the "
+              "output transport's hand-off and any quiet before the voice's first sound). Each reply's whole "
+              "timeline on the audio clock: `--timeline` (bench/reply_timeline.py)."]
     lines += ["", "STT after turn end is the decode still running when the turn was called over; hand-over hold is "
               "the listener's wait for the quiet that keeps a sentence whole, after the transcript is ready; queue "
               "wait is the time the turn's decode and the reply's speech waited on the box's scheduler "
@@ -358,12 +386,26 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
     return "\n".join(lines)
 
 
+def timeline_report(level: dict) -> str:
+    """Each reply's steps at one level, ms after the caller's last sound on the recording, and their medians."""
+    timelines = level["timelines"]
+    at, steps = median_at(timelines), median_steps(timelines)
+    return "\n".join([
+        "", f"Reply timelines at {level['width']} call(s) at once, ms after the caller's last sound "
+        "(bench/reply_timeline.py):", "", *table(timelines), "",
+        "| median | " + " | ".join(STEPS) + " |", "|---|" + "---|" * len(STEPS),
+        "| moment | " + " | ".join(fmt(at[n], "") for n in STEPS) + " |",
+        "| step | " + " | ".join(fmt(steps[n], "") for n in STEPS) + " |"])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenarios", nargs="*", type=Path, default=None)
     parser.add_argument("--concurrency", default="1,2,4")
     parser.add_argument("--quick", action="store_true", help="Two scenarios only.")
     parser.add_argument("--no-write", action="store_true", help="Print the section without writing RESULTS.md.")
+    parser.add_argument("--timeline", action="store_true", help="Also print each reply's timeline on the audio "
+                        "clock (bench/reply_timeline.py), per level.")
     parser.add_argument("--compare", choices=["stock"], help="Also play the scenarios at 1 call through the same "
                         "call assembled from Pipecat's own parts (bench/stock_pipeline.py).")
     args = parser.parse_args()
@@ -398,6 +440,9 @@ def main() -> int:
               file=sys.stderr)
     body = report(args, runtime, load_s, figures, levels, load_before, stock)
     print(body)
+    if args.timeline:
+        for level in levels:
+            print(timeline_report(level))
     if not args.no_write:
         write_section("latency", body)
     return 0

@@ -17,3 +17,10 @@ def write_section(name: str, body: str) -> Path:
     text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip() + "\n\n" + section + "\n"
     RESULTS.write_text(text, encoding="utf-8")
     return RESULTS
+
+
+def publish(name: str, body: str, *, write: bool = True) -> None:
+    """Print a benchmark's section and, unless told not to (`--no-write`), write it into RESULTS.md."""
+    print(body)
+    if write:
+        write_section(name, body)

@@ -7,7 +7,9 @@ call's rate (8 or 16 kHz). Piper speaks at 22,050 Hz and Whisper listens at
 
 from __future__ import annotations
 
+import bisect
 import os
+import time
 import wave
 from pathlib import Path
 
@@ -52,6 +54,29 @@ def seconds(pcm: bytes, rate: int) -> float:
     return len(pcm) / 2 / rate
 
 
+# Piper starts every phrase with 40-70 ms of near silence (under -50 dBFS) before its first sound; at the start of
+# a reply that is wait the caller hears. Cut to LEAD_KEEP_S before the first window louder than LEAD_LEVEL, so a
+# soft onset ("h", "th") keeps its start.
+LEAD_LEVEL = 100       # int16 RMS over a LEAD_WINDOW_S window
+LEAD_WINDOW_S = 0.005
+LEAD_KEEP_S = 0.01
+
+
+def trim_leading_quiet(pcm: bytes, rate: int) -> bytes:
+    """`pcm` without the near silence before its first sound (LEAD_KEEP_S of it kept); unchanged if all quiet."""
+    samples = np.frombuffer(pcm, dtype=np.int16)
+    window = max(1, int(LEAD_WINDOW_S * rate))
+    usable = len(samples) - len(samples) % window
+    if usable <= 0:
+        return pcm
+    frames = samples[:usable].astype(np.float32).reshape(-1, window)
+    loud = np.flatnonzero(np.sqrt(np.mean(frames * frames, axis=1)) >= LEAD_LEVEL)
+    if not len(loud):
+        return pcm
+    start = max(0, int(loud[0]) * window - int(LEAD_KEEP_S * rate))
+    return pcm[start * 2:]
+
+
 def frame_bytes(rate: int, ms: int = FRAME_MS) -> int:
     return rate * ms // 1000 * 2
 
@@ -71,8 +96,13 @@ class CallTape:
         self._agent_end = 0
         # each line the caller said: (first sample, samples), on the caller's side (benches read latency from it)
         self.caller_lines: list[tuple[int, int]] = []
+        # (line sample, wall time) as each piece of caller audio went down the line: the audio clock against
+        # time.time(), so the pipeline's events can be laid on the recording (bench/latency.py's timeline)
+        self._clock: list[tuple[int, float]] = []
+        self.agent_writes: list[tuple[int, float]] = []   # (line sample, wall time) of each agent write
 
     def caller(self, pcm: bytes) -> None:
+        self._clock.append((len(self._caller) // 2, time.time()))
         self._caller.extend(pcm)
 
     def caller_line_starts(self, samples: int) -> None:
@@ -82,7 +112,24 @@ class CallTape:
     def agent(self, pcm: bytes) -> None:
         at = max(self._agent_end, len(self._caller) // 2)
         self._agent.append((at, pcm))
+        self.agent_writes.append((at, time.time()))
         self._agent_end = at + len(pcm) // 2
+
+    def wall_time(self, sample: int) -> float | None:
+        """When line sample `sample` went down the line (time.time()), from the caller side's clock."""
+        if not self._clock:
+            return None
+        index = max(0, bisect.bisect_right(self._clock, (sample, float("inf"))) - 1)
+        first, at = self._clock[index]
+        return at + (sample - first) / self.rate
+
+    def line_sample(self, wall: float) -> int | None:
+        """The line sample going down the line at wall time `wall` (the inverse of `wall_time`)."""
+        if not self._clock:
+            return None
+        index = max(0, bisect.bisect_right([at for _, at in self._clock], wall) - 1)
+        first, at = self._clock[index]
+        return first + int((wall - at) * self.rate)
 
     def stereo(self) -> np.ndarray:
         caller = np.frombuffer(bytes(self._caller), dtype=np.int16)

@@ -5,6 +5,8 @@ Piper on a worker thread, phrase by phrase (`tts.phrases`), each pushed the
 moment it exists, so a reply's first phrase plays while the rest is made. A
 phrase found in the cache (the fixed opening words of a reply template,
 "Thanks." of "Thanks. {ask}") is not made again.
+The near silence a voice puts before its first sound is cut from an utterance's first
+audio (`audio.trim_leading_quiet`): the caller would hear it as wait.
 Around an utterance's audio go a start and an end SpeechMarkFrame, which the
 PlaybackMonitor after the output transport turns into "the agent started /
 finished saying it". A caller's barge-in (an InterruptionFrame) cancels the
@@ -45,6 +47,7 @@ from pipecat.processors.frame_processor import FrameDirection
 from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TTSService
 
+from .audio import trim_leading_quiet
 from .frames import AgentSpeechFrame, SpeechMarkFrame
 from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .speech_cache import TTS_FALLBACK, SpeechCache
@@ -105,6 +108,7 @@ class PiperSpeaker(TTSService):
         async def emit(pcm: bytes) -> None:
             nonlocal first
             if first:
+                pcm = trim_leading_quiet(pcm, self.rate)   # the voice's lead-in silence is no part of the wait
                 first = False
                 ms = (time.perf_counter() - started) * 1000
                 waited = jobs[0].wait_ms if jobs else None

@@ -76,14 +76,57 @@ def completes_sooner(question: Question | None) -> bool:
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 PHONE_DIGITS = 9   # the fewest digits of a whole phone number with its area code, in the regions served
+# a transcript that ends on one of these has more coming ("Yes, but", "The first one and", "Thursday at")
+_MORE_COMING = re.compile(r"(?:^|[^\w'])(?:and|but|or|because|then|also|um+|uh+|er+|erm|with|at|on|in|the|a|an|to|"
+                          r"of|for|if|just|actually)[^\w']*$", re.IGNORECASE)
+_TRAILING = (",", "...", "-", "…")
+
+# what, in the understanding layer's reading of the words (an Utterance), fills each fact a question is
+# `answered_by` (config/flows/questions.yaml); a task or a message is never a whole short answer
+_FILLS = {
+    "yes": lambda u: u.has("yes"),
+    "no": lambda u: u.has("no"),
+    "full_name": lambda u: u.name is not None and bool(u.name.first and u.name.last),
+    "first_name": lambda u: u.name is not None and bool(u.name.first),
+    "last_name": lambda u: u.name is not None and bool(u.name.last),
+    "a_name": lambda u: u.name is not None,
+    "dob": lambda u: u.dob is not None,
+    "phone": lambda u: u.phone is not None,
+    "service": lambda u: bool(u.service_ids),
+    "location": lambda u: u.location_id is not None,
+    "practitioner": lambda u: u.practitioner_id is not None,
+    "window": lambda u: u.window is not None,
+    "slot": lambda u: u.slot_pick is not None,
+    "booking": lambda u: bool(u.booking_picks),
+    "status": lambda u: u.patient_status is not None,
+}
 
 
-def answer_looks_complete(question: Question | None, text: str) -> bool:
-    """Whether `text` reads as the whole of a short answer to `question` (see `completes_sooner`); a date of
-    birth with its year and a phone number with all its digits also count, though callers say them in groups."""
+def may_be_whole(question: Question | None) -> bool:
+    """Whether a short answer can be the whole of what `question` wants: not an open request, a message or a
+    spelling (spellings come in groups with pauses and only their patience tells they are done)."""
+    return (question is not None and not question.open and not question.wants("message")
+            and not question.wants("spelling"))
+
+
+def answer_understood(question: Question, reading) -> bool:
+    """Whether the understanding layer's reading of the words (`understanding.understand`'s Utterance, for this
+    question) fills a fact the question is answered by: a yes or no at a read-back, a slot picked, a whole phone
+    number, a date of birth with its year."""
+    return any(fact in _FILLS and _FILLS[fact](reading) for fact in question.answered_by)
+
+
+def answer_looks_complete(question: Question | None, text: str, reading=None) -> bool:
+    """Whether `text` reads as the whole of a short answer to `question` (see `may_be_whole`): it does not end
+    as words with more to come do ("Yes, but", "0412,"), and, given the understanding layer's `reading` of it,
+    that reading answers the question (`answer_understood`). Without a reading: a date of birth needs its year
+    and a phone number all its digits (callers say them in groups); anything else at a question that
+    `completes_sooner` counts."""
     words = text.strip()
-    if question is None or not words or words.endswith((",", "...", "-", "…")):
+    if not may_be_whole(question) or not words or words.endswith(_TRAILING) or _MORE_COMING.search(words):
         return False
+    if reading is not None:
+        return answer_understood(question, reading)
     if question.wants("dob"):
         return bool(_YEAR.search(words))
     if question.wants("phone"):

@@ -63,3 +63,19 @@ def test_an_agent_starting_inside_a_callers_line_is_an_interruption():
     (gap,) = reply_gaps(whole)
     assert gap.interrupted
     assert gap.latency_ms is None                         # nothing said after the whole line
+
+
+def test_the_tape_lays_wall_clock_moments_on_the_line(monkeypatch):
+    import appliance.voice.audio as audio
+
+    now = [1000.0]
+    monkeypatch.setattr(audio.time, "time", lambda: now[0])
+    tape = CallTape(RATE)
+    for _ in range(50):                                   # a second of line, 20 ms at a time, in real time
+        tape.caller(_quiet(0.02))
+        now[0] += 0.02
+    now[0] = 1000.5                                       # the agent writes half a second in
+    tape.agent(_tone(0.1))
+    assert tape.wall_time(int(0.5 * RATE)) == pytest.approx(1000.5)
+    assert tape.line_sample(1000.25) == int(0.25 * RATE)
+    assert tape.agent_writes == [(len(tape._caller) // 2, 1000.5)]

@@ -19,6 +19,7 @@ import numpy as np
 
 from appliance.engine.types import CallInfo, TurnResult
 from appliance.voice import telephone, to_pcm
+from appliance.voice.audio import trim_leading_quiet
 from appliance.simulate.caller import SimulatedCaller
 from appliance.simulate.spoken_call import ScenarioCall
 
@@ -83,7 +84,8 @@ async def answer_read_back(runtime, flow, lines: list[Say], *, tail_s: float = 1
         rate = rig.rate
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, runtime.speech_cache.warm, [read_back.reply], rate)
-        audio = np.frombuffer(runtime.speech_cache.get(read_back.reply, rate), np.int16)
+        # as the line plays it: the speaker cuts the voice's lead-in quiet
+        audio = np.frombuffer(trim_leading_quiet(runtime.speech_cache.get(read_back.reply, rate), rate), np.int16)
         length_s = len(audio) / rate
         last_word_s = float(np.nonzero(np.abs(audio) >= LAST_WORD_LEVEL)[0][-1]) / rate
         output = _play_tail_in_real_time(rig, length_s - tail_s, length_s)

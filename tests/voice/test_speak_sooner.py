@@ -120,3 +120,40 @@ def test_a_slow_tool_gets_a_filler_and_never_the_same_one_twice_in_a_row():
     fillers = [text for _, _, text in asyncio.run(run())]
     assert len(fillers) == 4 and set(fillers) <= set(FILLERS)
     assert all(a != b for a, b in zip(fillers, fillers[1:])), fillers
+
+
+def _lead_ms(pcm: bytes) -> float:
+    """Milliseconds before the first 5 ms window louder than the trim's level."""
+    import numpy as np
+
+    from appliance.voice.audio import LEAD_LEVEL
+
+    samples = np.frombuffer(pcm, np.int16).astype(np.float32)
+    window = int(0.005 * RATE)
+    frames = samples[: len(samples) - len(samples) % window].reshape(-1, window)
+    return float(np.argmax(np.sqrt(np.mean(frames * frames, axis=1)) >= LEAD_LEVEL)) * 5
+
+
+def test_a_replys_first_audio_starts_on_its_first_sound_not_on_the_voices_lead_in(runtime, tmp_path):
+    from appliance.voice.audio import LEAD_KEEP_S
+
+    text = "No worries. Which clinic suits you best?"
+    made = b"".join(runtime.synthesizer.phrase("No worries.", RATE))
+    assert _lead_ms(made) >= 30                            # Piper's own lead-in silence
+    speaker = PiperSpeaker(runtime.synthesizer, SpeechCache(runtime.synthesizer, None), RATE)
+    audio = _spoken(speaker, text)
+    assert _lead_ms(audio[0]) <= LEAD_KEEP_S * 1000 + 5    # what the caller waits through: cut to a breath
+    assert len(b"".join(audio)) >= len(made)               # nothing else cut
+
+
+def test_trimming_keeps_quiet_audio_and_a_soft_onset_whole():
+    import numpy as np
+
+    from appliance.voice.audio import trim_leading_quiet
+
+    quiet = bytes(3200)
+    assert trim_leading_quiet(quiet, RATE) == quiet         # nothing to start on: left as it is
+    onset = (np.sin(np.arange(1600) / 3) * 150).astype(np.int16).tobytes()
+    pcm = bytes(1600) + onset
+    trimmed = trim_leading_quiet(pcm, RATE)
+    assert trimmed.endswith(onset) and len(trimmed) == len(onset) + int(0.01 * RATE) * 2

@@ -32,7 +32,7 @@ class _Transcriber:
         self.executor = ThreadPoolExecutor(max_workers=1)
         self.clips: list[float] = []
 
-    def transcribe(self, pcm, rate, *, hotwords=None):
+    def transcribe(self, pcm, rate, *, hotwords=None, **scoring):
         self.clips.append(len(pcm) / 2 / rate)
         return Transcript(self.text, 1.0, len(pcm) / 2 / rate)
 
@@ -173,3 +173,80 @@ def test_open_requests_and_messages_do_not_complete_sooner():
     assert not completes_sooner(OPENING)
     assert not completes_sooner(Question("message", expects=frozenset({"message"})))
     assert not completes_sooner(DOB)
+
+
+# ------------------------------------------------------------ whole answers, as the understanding layer reads them
+
+def _understood_ears(text: str, waiting_for: str):
+    """Ears at one of the declared questions, with the understanding layer reading the early transcript."""
+    from tests.understanding.hearing import QUESTIONS, SLOTS, hear
+
+    ears, turns = _ears(text, QUESTIONS[waiting_for])
+    ears.understand = lambda words: hear(words, waiting_for, slots=SLOTS)
+    return ears, turns
+
+
+@pytest.mark.parametrize("waiting_for, text", [
+    ("confirm", "Yes, that's right."),
+    ("slot_choice", "The first one."),
+])
+def test_a_whole_short_answer_the_understanding_reads_is_handed_over_sooner(waiting_for, text):
+    async def scenario():
+        ears, turns = _understood_ears(text, waiting_for)
+        quick = await _answer(ears, turns)
+        assert len(turns) == 1 and turns[0].text == text
+        assert quick <= QUICK_HANDOVER_QUIET_S + 0.1
+        ears, turns = _ears("I'd like to book a massage.", OPENING)
+        assert await _answer(ears, turns) > quick + 0.05
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("waiting_for, text", [
+    ("confirm", "Yes, but"),              # a yes with more to come
+    ("slot_choice", "Um."),               # no slot picked yet
+    ("confirm", "Sorry?"),                # neither a yes nor a no
+])
+def test_an_answer_with_more_to_come_waits_the_usual_quiet(waiting_for, text):
+    async def scenario():
+        ears, turns = _understood_ears(text, waiting_for)
+        quiet = await _answer(ears, turns)
+        assert len(turns) == 1 and quiet >= HANDOVER_QUIET_S - 0.05
+
+    asyncio.run(scenario())
+
+
+def test_a_first_digit_group_of_a_phone_number_waits_its_patience_and_the_whole_number_does_not():
+    async def scenario():
+        ears, turns = _understood_ears("0412.", "phone")
+        quiet = await _answer(ears, turns, speech_s=0.8)
+        assert len(turns) == 1 and quiet >= PHONE.patience_s - 0.25
+        ears, turns = _understood_ears("0412 555 023.", "phone")
+        quiet = await _answer(ears, turns, speech_s=2.0)
+        assert len(turns) == 1 and quiet < PHONE.patience_s - 0.25
+
+    asyncio.run(scenario())
+
+
+def test_a_reading_that_never_comes_does_not_hold_the_turn():
+    async def scenario():
+        ears, turns = _understood_ears("Yes.", "confirm")
+
+        def stuck(words):   # the engine's thread busy past the wait
+            import time
+            time.sleep(0.5)
+            raise AssertionError("not waited for")
+
+        ears.understand = stuck
+        await _answer(ears, turns)
+        assert len(turns) == 1 and turns[0].text == "Yes."   # handed over all the same, never lost
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("text, complete", [
+    ("Yes, but", False), ("Yes and", False), ("The first one, and", False), ("Yes, actually", False),
+    ("Yes.", True), ("I think so.", True),
+])
+def test_words_with_more_to_come_are_no_whole_answer(text, complete):
+    assert answer_looks_complete(READ_BACK, text) is complete
