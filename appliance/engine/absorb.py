@@ -91,6 +91,12 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     last = utt.name.last if utt.name else None
     if question.name_part == "first" and first and last and _given_names_only(ctx, utt, last):
         first, last = f"{first} {last}", None
+    if (first and not last and question.name_part is None and utt.has("correction") and ctx.first_name
+            and ctx.last_name and _closer_to(first, ctx.last_name, ctx.first_name)):
+        # "sorry, I meant Lê" after "Linh Smith": a lone name that corrects a full name is the part it is
+        # closer to in letters, and the surname when it is like neither (the first name was said back to the
+        # caller, "Thanks, Linh", and they let it stand)
+        first, last = None, first
     if first and last and utt.spelled and not _two_parts(utt) \
             and fold_name(first + last) == fold_name(utt.spelled).replace(" ", ""):
         # "Te Huia, T E space H U I A": the words said are the one name spelled, whose letters had "space" in them
@@ -248,6 +254,17 @@ def _as_held(spelled: str, ctx: CallContext, said: tuple[str | None, ...] = ()) 
     forms = [form for form in (*said, ctx.last_name, ctx.first_name)
              if form and fold_name(form).replace(" ", "") == fold_name(spelled).replace(" ", "")]
     return next((form for form in forms if not form.isascii()), forms[0] if forms else spelled)
+
+
+def _closer_to(word: str, one: str, other: str) -> bool:
+    """Whether `word` is at least as like `one` as `other` in letters, folded, or like neither (under
+    NAME_ALIKE)."""
+    word = fold_name(word)
+    like_one, like_other = fuzz.ratio(word, fold_name(one)), fuzz.ratio(word, fold_name(other))
+    return like_one >= like_other or like_other < NAME_ALIKE
+
+
+NAME_ALIKE = 60   # letters in common (rapidfuzz ratio) of a name and a mis-said or misheard form of it
 
 
 def _spells(spelled: str, word: str | None) -> bool:

@@ -41,7 +41,7 @@ _FULL_MARKER = re.compile(rf"\b(?:my|his|her|their|the patient's|the|patient's) 
                           rf"\bname is{_HEDGE}\b|\bthe name\b|\bunder the name(?: of)?\b|\bput (?:it|me) "
                           r"(?:down )?(?:under|as)\b")
 _RESTATED = re.compile(r"\b(?:it is|it should be|should be|change it to|it is actually|it is spelt|not \w+ it is)\b")
-_WEAK_MARKER = re.compile(r"\b(?:this is|i am|it is|here is)\b")
+_WEAK_MARKER = re.compile(r"\b(?:this is|i am|it is|here is|i meant)\b")
 _AFTER_WEAK_NAME = frozenset({"and", "calling", "here", "speaking", "from", "i", "ringing", "phoning", "just",
                               "again", "with", "please", "thanks", "thank", "my", "returning"})
 _BARE_SKIP = frozenset({"mr", "mrs", "ms", "miss", "dr", "doctor", "yes", "yeah", "yep", "yup", "sure", "ok", "so", "well", "hi", "hello", "hey", "oh", "right",
@@ -442,7 +442,7 @@ def find_name(
         if run is not None:
             return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
-    for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text else ()):
+    for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text or "i meant" in text else ()):
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
         if run is None or run.ambiguous:

@@ -50,6 +50,18 @@ def test_a_failed_lookup_after_a_name_correction_asks_about_visits_not_for_the_n
     assert engine.turn("no, I'm new").waiting_for == "phone"
 
 
+@pytest.mark.parametrize(("said", "correction", "held"), [
+    ("Linh Smith", "sorry, I meant Lê, L E", ("Linh", "Lê")),          # like neither part: the surname
+    ("Jon Smith", "sorry, I meant Smyth", ("Jon", "Smyth")),           # like the surname
+    ("Chris Taylor", "oh sorry, I meant Kris", ("Kris", "Taylor")),    # like the first name
+])
+def test_a_lone_name_said_to_correct_a_full_name_replaces_the_part_it_is_like(call, said, correction, held):
+    engine = call()
+    say(engine, "Hi, I'd like to book a follow-up", said)
+    engine.turn(correction)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == held
+
+
 def test_a_later_answer_in_the_old_form_does_not_undo_a_correction(call):
     engine = call()
     say(engine, "Hi, I'd like to book a follow-up", "Jon Smith", "it's Smyth, not Smith", "the 15th of June 1988")

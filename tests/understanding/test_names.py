@@ -337,3 +337,17 @@ def test_a_name_after_a_hedge_word_that_corrects_it_is_the_name(text, waiting_fo
 ])
 def test_a_hyphenated_name_in_a_correction_is_replaced_or_given_whole(text, replaced):
     assert hear(text, "confirm").name_replacements == (replaced,)
+
+
+@pytest.mark.parametrize(("text", "first", "last"), [
+    ("sorry, I meant Lê, L E", "Lê", None),
+    ("oh I meant Jon Smyth", "Jon", "Smyth"),
+    ("sorry, I meant Smyth", "Smyth", None),
+])
+def test_a_name_after_i_meant_is_a_name(text, first, last):
+    assert hear(text, "dob").name == PersonName(first, last)
+
+
+@pytest.mark.parametrize("text", ["I meant Tuesday", "sorry I meant the 5th", "I meant Monday morning"])
+def test_a_day_after_i_meant_is_no_name(text):
+    assert hear(text, "dob").name is None
