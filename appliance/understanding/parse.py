@@ -149,7 +149,10 @@ def understand(text: str, context: ListenContext) -> Utterance:
         location_id=findings.location_id,
         practitioner_id=findings.practitioner_id,
         window=window,
-        weekdays=_weekdays(days),
+        # the days an hours question names, asked at a question about the caller too ("what time do you shut on
+        # Tuesday?" while asked for a date of birth)
+        weekdays=_weekdays(days if days or "hours" not in names or not may_name_days(ct)
+                           else find_days(ct.tokens, context.now, context.region)),
         refused_days=refused,
         slot_pick=slot_pick,
         booking_picks=booking_picks,

@@ -167,3 +167,13 @@ def test_the_weekdays_named_for_an_hours_question() -> None:
     assert hear("are you open on Saturdays?").weekdays == (5,)
     assert hear("what are your hours on Monday and Thursday?").weekdays == (0, 3)
     assert hear("when are you open next month?").weekdays == ()
+
+
+@pytest.mark.parametrize(("text", "weekdays"), [
+    ("and what time do you shut on Tuesday?", (1,)),
+    ("are you open on Saturdays?", (5,)),
+    ("what are your hours on Monday and Thursday?", (0, 3)),
+    ("when do you open?", ()),
+])
+def test_the_weekdays_of_an_hours_question_asked_while_a_date_of_birth_is_asked(text, weekdays):
+    assert hear(text, "dob").weekdays == weekdays
