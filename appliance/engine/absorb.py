@@ -209,8 +209,11 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
 
 
 def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | None]:
-    """A word said at a read-back that sounds like a name part read back but is not it: that part, as said."""
+    """A word said at a read-back that sounds like a name part read back but is not it: that part, as said.
+    A plain yes says nothing again ("mm-hmm" is no "Mei")."""
     found: dict[str, str] = {}
+    if utt.has("yes") and not (utt.has("no") or utt.has("correction")):
+        return None, None
     for word in re.findall(r"[^\W\d_](?:[^\W\d_]|')+", utt.text):
         if word.lower() in STOP_WORDS and word.lower() not in NAME_WORDS:
             continue

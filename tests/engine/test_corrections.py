@@ -110,6 +110,15 @@ def test_a_surname_corrected_at_the_read_back_is_stored_as_said_with_its_accents
     assert created(engine.turn("yes")) and engine.ctx.patient.last_name == surname
 
 
+@pytest.mark.parametrize("yes", ["mm-hmm", "mm hmm", "mmm, yes", "uh huh"])
+def test_a_backchannel_yes_at_a_read_back_is_never_a_name_said_again(call, yes):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Mei Smith", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    done = engine.turn(yes)
+    assert created(done) and (engine.ctx.patient.first_name, engine.ctx.patient.last_name) == ("Mei", "Smith")
+
+
 def test_a_letter_change_that_fits_neither_name_asks_for_a_spelling(call):
     engine = call()
     say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
