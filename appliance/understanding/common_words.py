@@ -17,7 +17,7 @@ down through between among around across along after before during near per via 
 very really quite just only even still already always never ever often sometimes maybe perhaps probably
 actually basically literally not yes yeah yep yup yea ya yah nope nah naw ok okay alright right sure
 fine well oh ah hey hi hello hullo g'day gday bye goodbye cheers thanks thank please sorry pardon excuse
-mhm mm mmm huh uhm um uh er erm hmm like kind sort lot lots bit much many more most less least few little some any all
+mhm mm mmm huh uhm ahm um uh er erm hmm like kind sort lot lots bit much many more most less least few little some any all
 both each every either neither other another such same own else enough whole half quarter
 is am are was were be been being do does did doing done have has had having will would shall should can
 could may might must ought need needs needed let lets get gets got getting gotten go goes going gone went

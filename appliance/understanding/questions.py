@@ -114,6 +114,14 @@ def _before_time_of_day(text: str, m: Any, scene: Any) -> bool:
     return not _OWNER_BEFORE.search(text[:m.start()]) and bool(_TIME_OF_DAY_AFTER.match(text[m.end():]))
 
 
+_HOUR_AFTER = regex.compile(r"^[\s,.\-]*(?:1[0-2]|0?[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                            r"twelve|noon|midday)\b")
+
+
+def _before_an_hour(text: str, m: Any, scene: Any) -> bool:
+    return bool(_HOUR_AFTER.match(text[m.end():]))
+
+
 def _whole_answer(text: str, m: Any, scene: Any) -> bool:
     head = _ANSWER_FILLER.match(text).end()
     return m.start() <= head < m.end() and bool(_ANSWER_TAIL.match(text[m.end():]))
@@ -144,6 +152,7 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("inside_digit_group", "inside a group of digits written as one word", _inside_digit_group),
     RepairContext("before_time_of_day", "before a time of day or the end of the clause, and not after an "
                   "owner word ('my first day')", _before_time_of_day),
+    RepairContext("before_an_hour", "just before an hour of the clock (a number up to twelve, noon)", _before_an_hour),
     RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
     RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),
     RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),

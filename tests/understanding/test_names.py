@@ -18,6 +18,7 @@ FULL = [
     ("this is Jon Smyth", "intent", "Jon", "Smyth"),
     ("Sarah Jane Johnson", "full_name", "Sarah Jane", "Johnson"),
     ("yeah it's um Sarah Johnson", "full_name", "Sarah", "Johnson"),
+    ("ahm, Sarah Johnson", "full_name", "Sarah", "Johnson"),
     ("Johnson, Sarah", "full_name", "Sarah", "Johnson"),
     ("hi, Sarah Johnson speaking", "intent", "Sarah", "Johnson"),
     ("Sarah Johnson here", "intent", "Sarah", "Johnson"),

@@ -133,6 +133,16 @@ def test_a_quarter_past_written_as_ten_to_picks_the_offered_quarter_past(heard) 
     assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick == 1
 
 
+@pytest.mark.parametrize("heard", ["Porter pass 1 is good.", "porter past one", "quarter pass 1 please", "Porter pass one"])
+def test_quarter_past_written_as_porter_pass_before_an_hour_picks_the_quarter_past(heard) -> None:
+    assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick == 1
+
+
+@pytest.mark.parametrize("heard", ["the Porter one", "Porter pass", "1 o'clock"])
+def test_porter_not_before_an_hour_is_left_as_heard(heard) -> None:
+    assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick != 1
+
+
 def test_ten_to_is_read_as_said_when_it_was_offered() -> None:
     ten_to = (Slot(datetime(2026, 11, 26, 13, 20), "followup", "lee", "city", 30),
               Slot(datetime(2026, 11, 26, 13, 50), "followup", "lee", "city", 30))
