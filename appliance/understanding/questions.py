@@ -118,6 +118,10 @@ _HOUR_AFTER = regex.compile(r"^[\s,.\-]*(?:1[0-2]|0?[1-9]|one|two|three|four|fiv
                             r"twelve|noon|midday)\b")
 
 
+def _before_a_digit(text: str, m: Any, scene: Any) -> bool:
+    return bool(_AFTER_DIGIT.search(text[m.end():])) and m.end() < len(text.rstrip(" ,.-"))
+
+
 def _before_an_hour(text: str, m: Any, scene: Any) -> bool:
     return bool(_HOUR_AFTER.match(text[m.end():]))
 
@@ -152,6 +156,7 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("inside_digit_group", "inside a group of digits written as one word", _inside_digit_group),
     RepairContext("before_time_of_day", "before a time of day or the end of the clause, and not after an "
                   "owner word ('my first day')", _before_time_of_day),
+    RepairContext("before_a_digit", "just before a digit", _before_a_digit),
     RepairContext("before_an_hour", "just before an hour of the clock (a number up to twelve, noon)", _before_an_hour),
     RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
     RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),

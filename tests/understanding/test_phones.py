@@ -111,3 +111,13 @@ def test_the_phone_question_is_not_primed_with_digits_counting_up():
     digits = [c for c in prompt if c.isdigit()]
     assert digits and not any(int(b) == int(a) + 1 == int(c) - 1 for a, b, c in zip(digits, digits[1:], digits[2:]))
     assert "double" in prompt
+
+
+@pytest.mark.parametrize(("said", "number"), [
+    ("600 to 555-0174", "+16025550174"),
+    ("800-to 555 0174", "+18025550174"),
+    ("800 for 555 0174", "+18045550174"),
+    ("my number's 312 too, no, 312 555 0136", "+13125550136"),   # a 'too' after no hundred is left alone
+])
+def test_an_area_code_read_as_hundreds_with_its_last_digit_written_as_a_word_is_that_digit(said, number):
+    assert hear(said, "phone", region="US").phone == number
