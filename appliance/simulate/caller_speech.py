@@ -35,8 +35,8 @@ def sayable(line: str) -> str:
 
 
 # digits in groups, at least eight in all, with an optional leading plus: a phone number (a date, a time or a
-# price has fewer digits or other marks between them)
-_PHONE_NUMBER = re.compile(r"(?<![\w/:.])\+?\d+(?:[ -]\d+)*(?![\w/:]|\.\d)")
+# price has fewer digits or other marks between them); an area code may stand in brackets ("(602) 555-0174")
+_PHONE_NUMBER = re.compile(r"(?<![\w/:.])(?:\+?\(\d+\) ?|\+?)\d+(?:[ -]\d+)*(?![\w/:]|\.\d)")
 _PHONE_DIGITS_MIN = 8
 
 
@@ -44,7 +44,7 @@ def _digit_by_digit(m: re.Match) -> str:
     text = m.group(0)
     if sum(ch.isdigit() for ch in text) < _PHONE_DIGITS_MIN:
         return text
-    groups = re.split(r"[ -]", text.lstrip("+"))
+    groups = re.split(r"[ -]", text.lstrip("+").replace("(", "").replace(")", " ").replace("  ", " "))
     # said in groups, with a pause between; digits already said one by one run on
     pause = " " if max(map(len, groups)) <= 2 else ", "
     said = pause.join(" ".join(group) for group in groups)

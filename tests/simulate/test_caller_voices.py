@@ -134,6 +134,8 @@ def test_letters_beyond_latin_1_are_said_as_the_plain_letters_they_sound_like():
     ("0491 577 127", "0 4 9 1, 5 7 7, 1 2 7"),
     ("my mobile is +61 491 570 631, thanks", "my mobile is plus 6 1, 4 9 1, 5 7 0, 6 3 1, thanks"),
     ("call me on 07700 900123.", "call me on 0 7 7 0 0, 9 0 0 1 2 3."),
+    ("(602) 555-0174", "6 0 2, 5 5 5, 0 1 7 4"),
+    ("it's (312)555-0136, thanks", "it's 3 1 2, 5 5 5, 0 1 3 6, thanks"),
 ])
 def test_a_phone_number_is_said_digit_by_digit_as_callers_give_one(line, said):
     from appliance.simulate.caller_speech import sayable
@@ -141,8 +143,16 @@ def test_a_phone_number_is_said_digit_by_digit_as_callers_give_one(line, said):
     assert sayable(line) == said
 
 
-@pytest.mark.parametrize("line", ["31/7/1958", "at 8:45", "it costs 12.50", "the 25th, 2027", "105 dollars"])
+@pytest.mark.parametrize("line", ["31/7/1958", "at 8:45", "it costs 12.50", "the 25th, 2027", "105 dollars", "(2) 1958"])
 def test_dates_times_and_prices_are_left_to_the_voice(line):
     from appliance.simulate.caller_speech import sayable
 
     assert sayable(line) == line
+
+
+@pytest.mark.parametrize(("line", "text"), [("uh-huh", "uh huh"), ("Uh-huh, that's right", "Uh huh, that's right"),
+                                            ("uh-uh", "uh-uh"), ("mm-hmm", "mm-hmm")])
+def test_piper_is_given_uh_huh_as_two_words_which_it_says_as_people_do(line, text):
+    from appliance.simulate.caller_voices import PiperCallerVoice
+
+    assert PiperCallerVoice.text_for(None, line) == text

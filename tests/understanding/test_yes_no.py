@@ -132,6 +132,17 @@ def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, 
     assert intent_names(hear(written, question)) == ["yes"]
 
 
+@pytest.mark.parametrize("written", ["Aha", "Aha.", "A-ha."])
+@pytest.mark.parametrize("question", ["confirm", "been_before"])
+def test_a_two_note_uh_huh_written_aha_is_a_yes_as_the_whole_answer(written, question) -> None:
+    assert intent_names(hear(written, question)) == ["yes"]
+
+
+@pytest.mark.parametrize("written", ["Uhuh.", "aha, and how much is it?"])
+def test_uhuh_and_an_aha_before_more_are_no_yes(written) -> None:
+    assert "yes" not in intent_names(hear(written, "confirm"))
+
+
 @pytest.mark.parametrize("written", ["Crack.", "crack", "Correck."])
 def test_a_clipped_correct_is_a_yes_as_the_whole_answer(written) -> None:
     assert intent_names(hear(written, "confirm")) == ["yes"]
