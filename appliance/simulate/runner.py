@@ -77,6 +77,8 @@ class PlayedCall:
     caller_lines: list[str]
     before: dict[str, dict]
     ended: bool
+    # heard by ear (spoken or SIP): a name's accents cannot be heard, so names are checked without them
+    by_ear: bool = False
 
 
 # The part that plays a caller's line and returns the engine's answer: text here,

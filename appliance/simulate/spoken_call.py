@@ -221,7 +221,7 @@ def judge_spoken(path: str | Path, scenario: Scenario, clinic: Any, flow: Flow, 
                  before: dict, call_id: str, summary: CallSummary) -> tuple[ScenarioResult, dict]:
     """The text simulator's checks on a spoken call, and its call record (run where `store` may be used)."""
     played = PlayedCall(scenario, clinic, store, recorder, call_id, summary.results, summary.heard, before,
-                        bool(summary.results and summary.results[-1].ended))
+                        bool(summary.results and summary.results[-1].ended), by_ear=True)
     return judge(Path(path), played, flow), recorder.call_record(call_id)
 
 
