@@ -590,3 +590,20 @@ def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_re
 
 def test_every_intent_the_rules_can_find_has_a_route_in_the_record():
     assert set(ROUTES) == set(INTENTS)
+
+
+@pytest.mark.parametrize("bent", ["Sarahh Johnson", "Zara Johnson", "Sahra Johnson"])
+def test_a_wrong_date_of_birth_with_the_surname_of_a_patient_on_the_callers_number_is_asked_again(engine, bent):
+    """A first name bent by speech to text and a wrong date of birth: the surname of a patient on the caller's
+    own number is asked about as a name found (the date of birth again), and the right date identifies them."""
+    engine.start(CallInfo(caller_id="+61400000001"))
+    asked = say(engine, "Hi, I'd like to book a follow-up", bent, "fourth of March eighty six")
+    assert asked.waiting_for == "dob", asked.reply
+    engine.turn("fourth of March eighty five")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
+def test_a_wrong_date_of_birth_with_a_surname_on_nobody_s_record_is_no_date_of_birth_question(engine):
+    engine.start(CallInfo(caller_id="+61400000001"))
+    asked = say(engine, "Hi, I'd like to book a follow-up", "Zara Jones", "fourth of March eighty six")
+    assert asked.waiting_for != "dob", asked.reply

@@ -73,6 +73,11 @@ class GetPatientDetails(Tool):
             return {"by": "name_dob", "status": "matched", "patient_id": patient.id}
         if store.patients_named(first_name, last_name):
             return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
+        on_number = [p for p in (store.patient(pid) for pid in prefer) if p is not None and p.dob != dob]
+        if surnames_heard(on_number, (*heard, last_name)):
+            # a patient on the caller's own number whose surname was heard, born on another day: the date of
+            # birth is asked again, as for a name found (the first name is the part speech-to-text bends)
+            return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
         # Nobody by that name, but the date of birth is exactly one patient's and their surname was among the
         # words said for the name: speech-to-text bends first names far more than surnames. That patient is a
         # candidate, never identified here: the caller is asked "am I speaking with ...?" and only a yes leads
