@@ -113,24 +113,30 @@ def _bare(word: str) -> str:
     return re.sub(r"[^\w']|_", "", word.lower())
 
 
+_WRITTEN_GROUP = re.compile(r"\d+(?:[-/.]\d+)+")
+
+
 def collapse_loops(text: str, hotwords: str | None = None) -> str:
     """`text` with each phrase repeated LOOP_REPEATS or more times back to back kept once (a trailing
     partial copy too), or removed when the phrase is one of the comma-separated `hotwords`."""
     words = text.split()
     bare = [_bare(w) for w in words]
+    whole_groups = {k for k, w in enumerate(words) if _WRITTEN_GROUP.fullmatch(w.strip(".,"))}
     echoes = {" ".join(_bare(w) for w in h.split()) for h in (hotwords or "").split(",") if h.strip()}
     out: list[str] = []
     i = 0
     while i < len(words):
-        loop = _loop_at(bare, i)
+        loop = _loop_at(bare, i, whole_groups)
         if loop is None:
             out.append(words[i])
             i += 1
             continue
         n, end = loop
         looped = bare[i:i + n]
-        # a looped phrase is kept once; an echo of the prompt, or digits (their count is lost), not at all
-        if " ".join(looped) not in echoes and not all(w.isdigit() for w in looped):
+        # a looped phrase is kept once; an echo of the prompt, or digits (their count is lost), not at all,
+        # unless the digits are one group written whole ("11-0-1-59", "12/22/51"): the count is inside it
+        whole_group = n == 1 and i in whole_groups
+        if " ".join(looped) not in echoes and (whole_group or not all(w.isdigit() for w in looped)):
             out.extend(words[i:i + n])
         i = end
     return _without_prompt_jumble(" ".join(out).strip(" ,"), hotwords)
@@ -158,13 +164,14 @@ def _without_prompt_jumble(text: str, hotwords: str | None) -> str:
     return text
 
 
-def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
-    """(phrase length, index after the loop) when a loop starts at word `i`."""
+def _loop_at(bare: list[str], i: int, whole_groups: set[int] = frozenset()) -> tuple[int, int] | None:
+    """(phrase length, index after the loop) when a loop starts at word `i`. A group of digits written whole
+    ("11-0-1-59", index in `whole_groups`) loops as words do: a caller says a date once."""
     for n in range(1, LOOP_MAX_WORDS + 1):
         phrase = bare[i:i + n]
         if len(phrase) < n or not all(phrase):
             return None
-        digits = all(w.isdigit() for w in phrase)
+        digits = all(w.isdigit() for w in phrase) and not (n == 1 and i in whole_groups)
         if digits and n not in DIGIT_LOOP_REPEATS:
             continue
         copies = 1
@@ -174,6 +181,8 @@ def _loop_at(bare: list[str], i: int) -> tuple[int, int] | None:
             end = i + copies * n
             while end < len(bare) and end - i - copies * n < n and bare[end] == phrase[end - i - copies * n]:
                 end += 1  # a last copy cut short by the token cap
+            if n == 1 and end < len(bare) and bare[end] and phrase[0].startswith(bare[end]) and end + 1 == len(bare):
+                end += 1  # ... or cut inside its one word ("11-0-1-59 11-0-1-59 ... 11")
             return n, end
     return None
 

@@ -47,6 +47,10 @@ ALPHABET = ", ".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     # a digit looping to the token cap: how many were said is lost, so none is kept (the number is asked again)
     ("0 4 7 8 8 8 8 8 8 8 8 8 8 8 8 8", "0 1 2 3 4 5 6 7 8 9", "0 4 7"),
     ("0 4 9 1 5 7 0 0 6 0 0 6 0 0 6 0 0 6 0 0 6", "0 1 2 3 4 5 6 7 8 9", "0 4 9 1 5 7"),
+    # a group of digits written whole loops as words do: its count is inside it, so it is kept once
+    ("11-0-1-59 11-0-1-59 11-0-1-59 11-0-1-59 11-0-1-59 11", "", "11-0-1-59"),
+    ("12/22/51 12/22/51 12/22/51 12/22/51", "", "12/22/51"),
+    ("11-0-1-59 11-0-1-59", "", "11-0-1-59 11-0-1-59"),
     # the prompt said back in a jumble: the first word only
     ("Wednesday, Thursday, Thursday, Wednesday, Thursday, Wednesday, Thursday",
      "Monday, Tuesday, Wednesday, Thursday, Friday, morning, afternoon", "Wednesday"),
