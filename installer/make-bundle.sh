@@ -53,9 +53,9 @@ OS_VERSION="$(. /etc/os-release 2>/dev/null && echo "${VERSION_ID:-}")"
 MACHINE="$(uname -m)"
 VERSION="$("$PY" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb"))["project"]["version"])' "$SRC/pyproject.toml")"
 OUT="${OUT:-appliance-bundle-$VERSION-$OS_ID$OS_VERSION-$MACHINE-py$PY_VERSION.tar}"
-CMAKE_FLAGS="-DLLAVA_BUILD=OFF"
+CMAKE_FLAGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"
 EXTRAS=voice
-[ "$CUDA" = 0 ] || { CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF"; EXTRAS=voice,cuda; }   # cuda: cuBLAS 12, cuDNN 9 for Whisper
+[ "$CUDA" = 0 ] || { CMAKE_FLAGS="-DGGML_CUDA=on -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"; EXTRAS=voice,cuda; }   # cuda: cuBLAS 12, cuDNN 9 for Whisper
 
 # the model packages and their runtimes, from the manifest
 read_manifest() {  # read_manifest packages|runtime|bundled

