@@ -93,9 +93,9 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         first, last = f"{first} {last}", None
     if (first and not last and question.name_part is None and utt.has("correction") and ctx.first_name
             and ctx.last_name and _closer_to(first, ctx.last_name, ctx.first_name)):
-        # "sorry, I meant Lê" after "Linh Smith": a lone name that corrects a full name is the part it is
+        # "sorry, I meant <name>" after a full name: a lone name that corrects a full name is the part it is
         # closer to in letters, and the surname when it is like neither (the first name was said back to the
-        # caller, "Thanks, Linh", and they let it stand)
+        # caller, "Thanks, <first name>", and they let it stand)
         first, last = None, first
     if first and last and utt.spelled and not _two_parts(utt) \
             and fold_name(first + last) == fold_name(utt.spelled).replace(" ", ""):
@@ -210,7 +210,7 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
 
 def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | None]:
     """A word said at a read-back that sounds like a name part read back but is not it: that part, as said.
-    A plain yes says nothing again ("mm-hmm" is no "Mei")."""
+    A plain yes says nothing again (a two-note "mm-hmm" is no short first name said again)."""
     found: dict[str, str] = {}
     if utt.has("yes") and not (utt.has("no") or utt.has("correction")):
         return None, None
