@@ -201,7 +201,9 @@ class MonitorApp(App):
                     self.screen.refresh_heading()
                 except NoMatches:   # a tick while the app closes: the transcript's widgets are already gone
                     pass
-        if self._db_dirty:
+        # the database's views live on the main screen: while a call's screen is on top they wait (a query
+        # would look on the top screen and find none of them)
+        if self._db_dirty and self.screen is self.screen_stack[0]:
             self._db_dirty = False
             self.refresh_database_views()
 
