@@ -4,9 +4,16 @@ Where the answer set is small (a yes or a no at a read-back, one of the slots ju
 clinic's sites or services, one of the patients on the caller's number), the ears can score these phrases
 against the audio as well as transcribing it freely (voice/stt.py: never instead of it, and never to invent
 an answer the free transcription does not allow). Built from the question just asked and the call so far.
+
+The phrases come grouped by the option they mean (a site's name and its aliases, a slot's position and its
+time): a scored answer must stand clearly above the other options, not above another way of saying the same
+one ("physio" and "physiotherapy" read alike and are one choice). A phrase two options share says neither and
+is left out.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from ..understanding import Question
 from .context import CallContext
@@ -15,23 +22,32 @@ from .speech import say_time
 
 _POSITIONS = ("the first one", "the second one", "the third one")
 
+Options = tuple[tuple[str, ...], ...]   # each option's phrases, in the order the options were offered
 
-def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> tuple[str, ...]:
-    phrases: list[str] = []
+
+def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Options:
+    options: list[tuple[str, ...]] = []
     if question.read_back or question.closing:
-        for _intent, answers in question.short_answer_phrases:
-            phrases.extend(answers)
+        options.extend(tuple(answers) for _intent, answers in question.short_answer_phrases)
     if question.wants("slot") and ctx.offered:
-        phrases.extend(_POSITIONS[:len(ctx.offered)])
-        for slot in ctx.offered:
+        for position, slot in zip(_POSITIONS, ctx.offered):
             said = say_time(slot.start.time())
-            phrases.extend((said, f"the {said} one"))
+            options.append((position, said, f"the {said} one"))
     if question.wants("location"):
-        for location in env.catalog.locations:
-            phrases.extend((location.name, *location.aliases))
+        # a site is as often "the Docklands one" as "Docklands": the bare name alone reads badly over
+        # audio that has the words around it
+        options.extend(tuple(phrase for name in (location.name, *location.aliases)
+                             for phrase in (name, f"the {name} one")) for location in env.catalog.locations)
     if question.wants("service"):
-        for service in env.catalog.services:
-            phrases.extend((service.name, *service.aliases))
+        options.extend((service.name, *service.aliases) for service in env.catalog.services)
     if question.name_part == "full" and ctx.phone_candidates:
-        phrases.extend(f"{p.first_name} {p.last_name}" for p in ctx.phone_candidates)
-    return tuple(dict.fromkeys(p for p in phrases if p))
+        options.extend((f"{p.first_name} {p.last_name}",) for p in ctx.phone_candidates)
+    return _distinct(options)
+
+
+def _distinct(options: list[tuple[str, ...]]) -> Options:
+    """Each option's phrases once, less any phrase another option also has."""
+    options = [tuple(dict.fromkeys(p for p in phrases if p)) for phrases in options]
+    shared = Counter(p.lower() for phrases in options for p in {q.lower() for q in phrases})
+    kept = (tuple(p for p in phrases if shared[p.lower()] == 1) for phrases in options)
+    return tuple(phrases for phrases in kept if phrases)

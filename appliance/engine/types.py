@@ -97,8 +97,9 @@ class TurnResult:
     # the question `waiting_for` names: what the ears should expect next (its speech-to-text prompt, its
     # patience at the end of a turn, what keypad digits mean)
     question: Question | None = None
-    # what the next answer is likely to be, where the answers are few and known (engine/expected_answers.py)
-    expected: tuple[str, ...] = ()
+    # what the next answer is likely to be, where the answers are few and known: each option's phrases
+    # (engine/expected_answers.py)
+    expected: tuple[tuple[str, ...], ...] = ()
 
     @property
     def hangup(self) -> bool:

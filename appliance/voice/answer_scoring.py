@@ -12,8 +12,9 @@ ways, by what a wrong pick would cost:
 
 - A choice (a slot, a site, a service, a name): a wrong pick is read back before anything is written. A
   phrase is taken when Whisper's words, understood as the engine would (`understand`), say nothing at all,
-  the best phrase beats the runner-up by CHOICE_GAP, and it reads nearly as well as Whisper's own words
-  (CHOICE_MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
+  the best phrase beats every other option's phrases by CHOICE_GAP (not another way of saying the same
+  option: a site's name and its alias read alike and mean one thing), and it reads nearly as well as
+  Whisper's own words (CHOICE_MARGIN) or, where Whisper wrote nothing, well on its own (EMPTY_MEAN_MIN per token).
 - A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
   one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
   and no worse than every rival (the question's `yes_rivals` in config/flows/questions.yaml: negated yeses,
@@ -49,8 +50,9 @@ _WORDS = re.compile(r"[^\w']+")
 
 @dataclass(frozen=True)
 class Expected:
-    """What may be scored for one turn: a choice's phrases, or a read-back's yeses, noes and rivals."""
-    choices: tuple[str, ...] = ()
+    """What may be scored for one turn: a choice's options (each its phrases), or a read-back's yeses, noes and
+    rivals."""
+    choices: tuple[tuple[str, ...], ...] = ()
     yes: tuple[str, ...] = ()
     no: tuple[str, ...] = ()
     rivals: tuple[str, ...] = ()
@@ -69,6 +71,7 @@ class Reading:
     role: str          # "choice", "yes", "no" or "rival"
     score: float       # summed log-probability of its tokens
     tokens: int
+    option: int = -1   # a choice: which option it says (its place in Expected.choices)
 
     @property
     def mean(self) -> float:
@@ -85,8 +88,9 @@ def as_whisper_writes(phrase: str) -> str:
     return " " + phrase[:1].upper() + phrase[1:] + ("" if phrase.endswith((".", "?", "!")) else ".")
 
 
-def expected_for(question: Question | None, phrases: Sequence[str]) -> Expected:
-    """What the turn after `question` may score: `phrases` are the engine's expected answers for it."""
+def expected_for(question: Question | None, options: Sequence[Sequence[str]]) -> Expected:
+    """What the turn after `question` may score: `options` are the engine's expected answers for it, each
+    option's phrases (engine/expected_answers.py)."""
     if question is None:
         return Expected()
     if question.read_back and question.short_answer_phrases:
@@ -95,7 +99,7 @@ def expected_for(question: Question | None, phrases: Sequence[str]) -> Expected:
                         rivals=question.yes_rivals)
     if question.short_answers:    # "anything else?": a yes or a no there is the caller's to say plainly
         return Expected()
-    return Expected(choices=tuple(phrases))
+    return Expected(choices=tuple(tuple(phrases) for phrases in options if phrases))
 
 
 def worth_scoring(expected: Expected, question: Question | None, free: str,
@@ -133,7 +137,8 @@ def choose(free: str, free_score: float | None, readings: Sequence[Reading]) -> 
         return _yes_or_no(free, free_score, readings)
     ranked = sorted(readings, key=lambda r: r.score, reverse=True)
     best = ranked[0]
-    if len(ranked) > 1 and best.score - ranked[1].score < CHOICE_GAP:
+    runner_up = next((r for r in ranked[1:] if r.option != best.option or r.option < 0), None)
+    if runner_up is not None and best.score - runner_up.score < CHOICE_GAP:
         return None
     return best if _reads_well(best, free, free_score, CHOICE_MARGIN) else None
 
@@ -177,14 +182,15 @@ class AnswerScorer:
                  len(t)) for r, t in zip(results, tokens)]
 
     def pick(self, encoded: Any, frames: int, free: str, expected: Expected) -> Reading | None:
-        phrases = ([(c, "choice") for c in expected.choices] + [(y, "yes") for y in expected.yes]
-                   + [(n, "no") for n in expected.no] + [(r, "rival") for r in expected.rivals])
+        phrases = ([(c, "choice", i) for i, option in enumerate(expected.choices) for c in option]
+                   + [(y, "yes", -1) for y in expected.yes] + [(n, "no", -1) for n in expected.no]
+                   + [(r, "rival", -1) for r in expected.rivals])
         if not phrases:
             return None
-        texts = [as_whisper_writes(text) for text, _ in phrases]
+        texts = [as_whisper_writes(text) for text, _, _ in phrases]
         if plain(free):
             texts.append(" " + free.strip())
         scored = self.scores(encoded, frames, texts)
         free_score = scored[-1][0] if plain(free) else None
-        readings = [Reading(text, role, score, n) for (text, role), (score, n) in zip(phrases, scored)]
+        readings = [Reading(text, role, score, n, option) for (text, role, option), (score, n) in zip(phrases, scored)]
         return choose(free, free_score, readings)

@@ -217,7 +217,8 @@ class CallerListener(STTService):
         self.barge_in_min_s = barge_in_min_s
         self.hotwords = hotwords
         self.turn_hotwords = ""    # what the next answer is likely to hold (set by the EngineProcessor)
-        self.expected: tuple[str, ...] = ()   # the engine's likely answers to the question just asked (ditto)
+        # the engine's likely answers to the question just asked, each option's phrases (ditto)
+        self.expected: tuple[tuple[str, ...], ...] = ()
         self.answer_scoring = answer_scoring  # score them against the audio where Whisper's words miss
         self.understand: Callable[[str], Any] | None = None   # words -> Utterance, for the question just asked
         self.call_id = call_id

@@ -34,6 +34,32 @@ def test_a_choice_is_taken_only_when_it_clearly_beats_the_runner_up():
     assert choose("", None, [first, far]) == first
 
 
+def test_another_way_of_saying_the_same_option_is_no_runner_up():
+    name, alias = Reading("Physiotherapy", "choice", -2.0, 4, option=0), Reading("Physio", "choice", -2.2, 2, option=0)
+    other = Reading("Massage", "choice", -2.0 - CHOICE_GAP - 0.1, 2, option=1)
+    assert choose("", None, [name, alias, other]) == name
+    close = Reading("Massage", "choice", -2.0 - CHOICE_GAP / 2, 2, option=1)
+    assert choose("", None, [name, alias, close]) is None
+
+
+def test_expected_answers_come_grouped_by_the_option_they_mean(flow, clinic):
+    from appliance.clinic.regions import region_for
+    from appliance.engine.rule_env import RuleEnv
+
+    catalog = clinic.catalog()
+    env = RuleEnv(catalog, clinic.profile(), {}, region_for(clinic.profile().region))
+    options = expected_answers(flow.questions["service"], CallContext(call_id="test"), env)
+    with_aliases = [s for s in catalog.services if s.aliases]
+    assert with_aliases, "the demo clinic's services have aliases"
+    for service in with_aliases:
+        assert any(service.name in option and set(service.aliases) <= set(option) for option in options)
+    phrases = [p.lower() for option in options for p in option]
+    assert len(phrases) == len(set(phrases)), "a phrase two options share is left out"
+    sites = expected_answers(flow.questions["location"], CallContext(call_id="test"), env)
+    for location in catalog.locations:   # a site said with the words around it ("the Docklands one")
+        assert any({location.name, f"the {location.name} one"} <= set(option) for option in sites)
+
+
 def test_a_choice_far_below_whispers_own_words_is_not_taken():
     first, second = Reading("the first one", "choice", -9.0, 3), Reading("the second one", "choice", -20.0, 3)
     assert choose("Hang on.", -1.0, [first, second]) is None
