@@ -440,6 +440,10 @@ def find_name(
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
         if run is not None:
+            if name_part in (None, "full"):
+                reversed_name = _surname_then_given(ct, run, blocked, spelled)
+                if reversed_name is not None:
+                    return reversed_name
             return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
     for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text or "i meant" in text else ()):
@@ -450,6 +454,10 @@ def find_name(
         phrase = m.group(0)
         if phrase == "it is" and name_part is None and len(run.parts) < 2:
             continue
+        if name_part in (None, "full"):
+            reversed_name = _surname_then_given(ct, run, blocked, spelled)
+            if reversed_name is not None:
+                return reversed_name
         if not _clause_end_after(ct, run):
             continue
         if phrase == "i am" and len(run.parts) < 2 and name_part is None and not _greeted(ct, m.start()) \
@@ -504,19 +512,10 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
     surname = _surname_after_bent_words(ct, run, name_part, spelled, blocked)
     if surname is not None:
         return _respell(PersonName(first=title_case(run.parts[0]), last=surname), ct, spelled)
-    # "Doe, Jane" or "van der Berg, Anna": a surname (one word, or words led by a particle, which never starts a
-    # given name), then the first name after a pause.
-    surname_first = len(run.parts) == 1 or run.parts[0] in NAME_PARTICLES
-    if surname_first and run.end < n and run.end in ct.clause_starts and name_part == "full":
-        second = _read_run(ct, run.end, blocked)
-        # the given names after the pause: one, or two ("Hoàng, Thị Mai"), never the surname again
-        if second is not None and (len(second.parts) == 1 or (len(second.parts) == 2 and len(run.parts) == 1
-                                                               and run.parts[0] not in second.parts)) \
-                and not any(s.start == run.end for s in spelled):
-            after = [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]
-            if not after and not (run.ambiguous and second.ambiguous):
-                return PersonName(first=" ".join(title_case(p) for p in second.parts),
-                                  last=" ".join(title_case(p) for p in run.parts))
+    if name_part == "full":
+        reversed_name = _surname_then_given(ct, run, blocked, spelled)
+        if reversed_name is not None:
+            return reversed_name
     if run.ambiguous and not whole:
         return _from_letters(spelled, name_part, ct) if spelled else None
     if name_part == "spelling" and len(run.parts) == 1:
@@ -525,6 +524,29 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
     if len(run.parts) == 1 and name_part == "full" and spelled and _spells(spelled[0].letters, run.parts[0]):
         single = "last"  # "Smyth, S M Y T H": people spell their surname
     return _respell(_person(run.parts, single), ct, spelled)
+
+
+def _surname_then_given(ct: CallerText, run: _Run, blocked: frozenset[str],
+                        spelled: list[Spelled]) -> PersonName | None:
+    """"Doe, Jane" or "van der Berg, Anna": a surname (one word, or words led by a particle, which never starts a
+    given name), then the given names after a pause, ending the answer. None where `run` is not such a surname."""
+    tokens = ct.tokens
+    if not (len(run.parts) == 1 or run.parts[0] in NAME_PARTICLES) or run.end >= len(tokens) \
+            or run.end not in ct.clause_starts:
+        return None
+    second = _read_run(ct, run.end, blocked)
+    # the given names after the pause: one, or two ("Hoàng, Thị Mai"), never the surname again
+    if second is None or len(second.parts) > 2 or len(second.parts) == 2 and len(run.parts) > 1 \
+            or run.parts[0] in second.parts or any(s.start == run.end for s in spelled):
+        return None
+    if [t for t in tokens[second.end:] if t not in _TRAILING_POLITE]:
+        return None
+    # a particle leads a surname: one alone, ending the answer, is a given name ("Ben", "Del", "Van")
+    lone_particle = len(second.parts) == 1 and second.parts[0] in NAME_PARTICLES and len(second.parts[0]) >= 3
+    if run.ambiguous and second.ambiguous and not lone_particle:
+        return None
+    return PersonName(first=" ".join(title_case(p) for p in second.parts),
+                      last=" ".join(title_case(p) for p in run.parts))
 
 
 def _surname_after_bent_words(ct: CallerText, run: _Run, name_part: str, spelled: list[Spelled],

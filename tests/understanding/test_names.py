@@ -53,6 +53,15 @@ FULL = [
     ("Hoàng, Thị Mai", "full_name", "Thị Mai", "Hoàng"),
     ("Doe, Mary Jane", "full_name", "Mary Jane", "Doe"),
     ("Smith, John Paul", "full_name", "John Paul", "Smith"),
+    # the surname first after a marker ("it's", "my name is")
+    ("It's Smith, John.", "full_name", "John", "Smith"),
+    ("yeah it's Nguyen, Anna", "full_name", "Anna", "Nguyen"),
+    ("my name is Patel, Priya", "full_name", "Priya", "Patel"),
+    # a surname that is also an ordinary word, then a given name that can also lead a surname, said alone
+    ("Cooper, Ben.", "full_name", "Ben", "Cooper"),
+    ("Taylor, Ben", "full_name", "Ben", "Taylor"),
+    ("Walker, Del", "full_name", "Del", "Walker"),
+    ("it's Hunter, Van, thanks", "full_name", "Van", "Hunter"),
     # a given name that is also an article
     ("An Tran", "full_name", "An", "Tran"),
     ("it's An Trần", "full_name", "An", "Trần"),
