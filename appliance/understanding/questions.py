@@ -134,7 +134,7 @@ def _whole_answer(text: str, m: Any, scene: Any) -> bool:
 def _implausible_birth_year(text: str, m: Any, scene: Any) -> bool:
     digits = "".join(ch for ch in m.group(0) if ch.isdigit())
     if len(digits) == 4:
-        return scene.now.year - int(digits) > _OLDEST_CALLER
+        return scene.now.year - int(digits) > _OLDEST_CALLER or int(digits) > scene.now.year
     return True  # a year in words: the repair's pattern names only years too old for any caller
 
 

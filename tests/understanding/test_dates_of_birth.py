@@ -129,6 +129,21 @@ def test_a_day_or_month_said_as_one_word_before_a_whole_year(said, born) -> None
     assert hear(said, "dob").dob == born
 
 
+@pytest.mark.parametrize(("heard", "born"), [
+    ("June 1442.", date(1942, 6, 14)),        # "June fourteenth, forty-two", the ordinal's ending lost
+    ("born March 0367", date(1967, 3, 3)),
+    ("it's October 2158", date(1958, 10, 21)),   # a year still to come is no year of birth either
+    ("Sept 3001", date(2001, 9, 30)),
+])
+def test_a_day_and_two_digit_year_run_together_after_the_month(heard, born) -> None:
+    assert hear(heard, "dob", region="US").dob == born
+
+
+@pytest.mark.parametrize("heard", ["June 1986", "the 3rd of June 1442", "June 2005"])
+def test_a_month_and_a_year_a_caller_could_have_are_left_as_heard(heard) -> None:
+    assert hear(heard, "dob", region="US").dob is None
+
+
 def test_a_one_word_day_and_month_before_a_two_digit_year_is_too_loose_to_be_a_date() -> None:
     assert hear("four two eighty five", "dob").dob is None
 
