@@ -72,3 +72,29 @@ def test_a_new_patient_s_name_is_read_back_and_stored_as_given(flow, store, cloc
     assert any(t.name == "CreatePatient" and t.ok for t in created.tools)
     stored = engine.ctx.patient
     assert (stored.first_name, stored.last_name) == (first, last)
+
+
+
+@pytest.mark.parametrize(("name", "dob", "found"), [
+    ("José García", "14 February 2018", "p-jose"),     # "nineteen eighty" heard as "twenty eighteen" ...
+    ("José García", "the 14th of February 18", "p-jose"),   # ... or as a two-digit "eighteen"
+    ("Aroha Ngata", "17 January 2010", None),          # 2001: "oh one" is no "-teen" or "-ty" number
+    ("José García", "14 March 2018", None),            # the day and month must still be the record's
+    ("Søren Ødegaard", "9 September 1996", None),      # "sixty-eight" is no twin of "ninety-six"
+])
+def test_a_year_heard_as_its_teen_or_ty_twin_finds_the_record_by_the_whole_name(
+        flow, clinic_store, clock, name, dob, found):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn(name)
+    engine.turn(dob)
+    patient = engine.ctx.patient
+    assert (patient.id if patient else None) == found
+
+
+def test_a_year_heard_as_its_twin_does_not_identify_by_a_name_only_alike(flow, clinic_store, clock):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn("Josie Garland")
+    engine.turn("14 February 2018")
+    assert engine.ctx.patient is None

@@ -10,6 +10,7 @@ from ...domain import PatientRecord, fold_name
 from ..context import CallContext
 from ..rule_env import RuleEnv
 from .base import Tool, ToolEnv, ToolKind
+from .birth_dates import sound_alike_dates
 from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score, sound_candidate,
                             surname_heard, surnames_heard, whole_name_said)
 
@@ -66,6 +67,15 @@ class GetPatientDetails(Tool):
             fits = surnames_heard([p for p in born if p.id in prefer], heard)
             if len(fits) == 1:
                 scored.append((0, fits[0]))
+        if not scored and first_name:
+            # A year heard as its "-teen" / "-ty" twin ("2017" for "seventy"): the record of that other year,
+            # only where both names were heard as on file, not merely alike.
+            scored.extend((0, p) for twin in sound_alike_dates(dob, env.now().date())
+                          for p in store.patients_born_on(twin)
+                          if min(name_score(p.last_name, last_name),
+                                 given_name_score(p.first_name, first_name)) >= NAME_MATCH_THRESHOLD)
+            if len(scored) > 1:
+                scored = []   # two records fit: the date of birth is asked again
         if scored:
             scored.sort(key=lambda item: -item[0])
             patient = scored[0][1]
