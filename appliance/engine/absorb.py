@@ -89,7 +89,7 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         ctx.name_words.append(utt.text)
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
-    if question.name_part == "first" and first and last and _given_names_only(ctx, utt, last):
+    if question.name_part == "first" and first and last and _given_names_only(ctx, utt, first, last):
         first, last = f"{first} {last}", None
     if (first and not last and question.name_part is None and utt.has("correction") and ctx.first_name
             and ctx.last_name and _closer_to(first, ctx.last_name, ctx.first_name)):
@@ -225,13 +225,15 @@ def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | Non
     return found.get("first_name"), found.get("last_name")
 
 
-def _given_names_only(ctx: CallContext, utt: Utterance, last: str) -> bool:
+def _given_names_only(ctx: CallContext, utt: Utterance, first: str, last: str) -> bool:
     """Two words said when only the first name was asked for, with the surname already held and the second word
     nothing like it, are a given name of two words ("Mary Jane", "Thu Hà"), not a new surname: a caller who
     changes their surname says so ("it's Doe, not Roe") or says one that sounds like the one read back."""
     held = ctx.last_name
     if not held or utt.spelled or utt.has("correction") or utt.has("no") or utt.name_replacements:
         return False
+    if ctx.first_name and fold_name(f"{first} {last}") == fold_name(ctx.first_name):
+        return True   # the given names held, said again word for word, however short the second word's sound
     return fold_name(last) != fold_name(held) and not sounds_like(last, held)
 
 

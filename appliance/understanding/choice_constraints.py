@@ -19,13 +19,17 @@ from .clock_times import ClockTime, find_times
 from .normalise import CallerText
 from .signals import EITHER_AS_ANY
 
+# an ordinal after "a" or an owner names a kind of visit, never a position among the times offered ("how much is
+# a first appointment", "my second visit"): a position is "the first", or "first" alone
+_NO_POSITION_BEFORE = r"(?<!\ba )(?<!\bmy )(?<!\byour )(?<!\bour )(?<!\bhis )(?<!\bher )(?<!\btheir )"
 _POSITIONS = (
-    (re.compile(r"\b(?:first|1st|number one|option one|option 1|number 1)\b(?! (?:of|thing|time i|available|name|"
-                r"names|visit|time)\b)"), "first"),
+    (re.compile(_NO_POSITION_BEFORE + r"\b(?:first|1st|number one|option one|option 1|number 1)\b(?! (?:of|thing|"
+                r"time i|available|name|names|visit|time)\b)"), "first"),
     (re.compile(r"\bthe next (?:one|appointment|booking|session|visit)\b|^next one\b"), "earliest"),
-    (re.compile(r"\b(?:second|2nd|number two|option two|option 2|number 2)\b(?<!a second)(?<!one second)(?! of\b)"),
-     "second"),
-    (re.compile(r"\b(?:third|3rd|number three|option three|option 3|number 3)\b(?! of\b)"), "third"),
+    (re.compile(_NO_POSITION_BEFORE + r"\b(?:second|2nd|number two|option two|option 2|number 2)\b(?<!one second)"
+                r"(?! of\b)"), "second"),
+    (re.compile(_NO_POSITION_BEFORE + r"\b(?:third|3rd|number three|option three|option 3|number 3)\b(?! of\b)"),
+     "third"),
     (re.compile(r"\b(?:last|final|latter)\b(?! (?:name|names|week|time|month|year|night|session|visit)\b)"),
      "last"),
     (re.compile(r"\bthe (?:earlier|earliest|sooner|soonest|early|former)\b|\b(?:earlier|earliest|sooner|early) "

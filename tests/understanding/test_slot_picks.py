@@ -25,6 +25,7 @@ PICKS = [
     ("1", 0), ("2", 1),                              # ... and "the first one", when no slot is at 1 or 2
     ("3, the second one", 1),                        # a stray number Whisper put before the position
     ("12, the second one, 12", 1),                   # ... or one that fits the other slot's hour
+    ("I'll take the first appointment", 0),
 ]
 
 
@@ -37,6 +38,9 @@ def test_slot_pick(text: str, index: int) -> None:
     "neither", "none of those", "the Thursday one",  # both are on Thursday
     "the third one", "do you have anything later", "do you have anything on Friday instead",
     "sorry, how much is a follow-up again?", "the 8:45", "the 8:45, the second one", "after twelve", "yes", "wait a second",
+    # an ordinal after "a" or an owner is a kind of visit, not a position
+    "hang on, how much will a first appointment be?", "is my first visit longer?",
+    "what should I bring to my first appointment?", "could I get a second opinion?",
 ])
 def test_no_slot_pick(text: str) -> None:
     assert hear(text, "slot_choice", slots=SLOTS).slot_pick is None
