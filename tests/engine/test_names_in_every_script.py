@@ -98,3 +98,18 @@ def test_a_year_heard_as_its_twin_does_not_identify_by_a_name_only_alike(flow, c
     engine.turn("Josie Garland")
     engine.turn("14 February 2018")
     assert engine.ctx.patient is None
+
+
+def test_given_names_of_two_words_said_again_when_the_first_name_is_asked_keep_the_surname(flow, store, clock):
+    engine = call(flow, store, clock)
+    engine.turn("I'd like to book a follow-up, I've never been before")
+    engine.turn("the name's Quốc Bảo Bùi")
+    engine.turn("the 4th of March 1985")
+    result = engine.turn("oh four one two, three four five, six seven eight")
+    while result.question.name in ("spell_last", "spell_first", "first_name"):
+        if result.question.name == "spell_last":
+            result = engine.turn("B U I")
+        else:   # the given names said again, not spelled
+            result = engine.turn("Quốc Bảo")
+        assert engine.ctx.last_name == "Bùi", result.reply
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Quốc Bảo", "Bùi")
