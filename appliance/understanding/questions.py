@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import regex
+from anyascii import anyascii
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..yaml_files import read_yaml
@@ -149,6 +150,19 @@ def _not_an_offered_time(text: str, m: Any, scene: Any) -> bool:
     return not any(s.start.minute == minute and s.start.hour % 12 == hour % 12 for s in slots)
 
 
+_WORD_BEFORE = regex.compile(r"([^\W\d_][\w']*)[\s,.\-]*$")
+
+
+def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
+    """The letters matched are those of the word just before them, accents and case aside ("López, LOP-EZ")."""
+    before = _WORD_BEFORE.search(text[:m.start()])
+    letters = "".join(ch for ch in m.group(0) if ch.isalpha())
+    if before is None or len(letters) < 2:
+        return False
+    word = "".join(ch for ch in anyascii(before.group(1)) if ch.isalpha())
+    return word.upper() == letters.upper()
+
+
 REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("anywhere", "wherever the question is asked", lambda text, m, scene: True),
     RepairContext("among_digits", "between digits (or ending a run of them)", _among_digits),
@@ -161,6 +175,7 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
     RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),
     RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),
+    RepairContext("spells_the_word_before", "letters that spell the word just before them", _spells_the_word_before),
 )}
 
 
@@ -180,6 +195,8 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
         "".join(ch for ch in part if ch.isdigit()) for part in regex.split(r"(?i)[sf]?l[aeu]sh", heard)),
     # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
     "letters_apart": lambda heard: " ".join(heard),
+    # letters written as a word, maybe broken by a hyphen where the voice paused ("LOP-EZ"): the letters alone
+    "letters_only_apart": lambda heard: " ".join(ch for ch in heard if ch.isalpha()),
     # a spelling with one letter heard as another that sounds alike on the phone (an S heard as F, an N as M),
     # where that one other letter makes a name people have and the letters as heard do not
     "listed_name_letters": lambda heard: _listed_name_letters(heard),

@@ -255,3 +255,13 @@ def test_a_day_and_month_said_as_ordinals_without_the_second_the(heard, born):
 ])
 def test_a_year_said_oh_and_a_digit_with_the_digit_written_as_a_numeral_or_the_oh_as_of(heard, born):
     assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("The 22nd of the 559.", date(1959, 5, 22)),    # "the twenty-second of the fifth fifty-nine"
+    ("the 3rd of the 782", date(1982, 7, 3)),
+    ("the 1st of the 1201", date(2001, 12, 1)),
+    ("the 9th of the 1163", date(1963, 11, 9)),
+])
+def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> None:
+    assert hear(heard, "dob").dob == born

@@ -361,3 +361,20 @@ def test_a_name_after_i_meant_is_a_name(text, first, last):
 @pytest.mark.parametrize("text", ["I meant Tuesday", "sorry I meant the 5th", "I meant Monday morning"])
 def test_a_day_after_i_meant_is_no_name(text):
     assert hear(text, "dob").name is None
+
+
+@pytest.mark.parametrize(("heard", "question", "letters"), [
+    ("Sorry, I meant Lopez LOP-EZ.", "confirm", "LOPEZ"),     # the letters written as a word, broken at a pause
+    ("No, it's Nguyen, NGUYEN.", "confirm", "NGUYEN"),
+    ("the surname is Doe, DOE", "confirm", "DOE"),
+    ("John Smyth, SMY-TH", "full_name", "SMYTH"),
+])
+def test_a_name_spelled_right_after_it_in_capitals_is_letters(heard, question, letters):
+    utterance = hear(heard, question)
+    assert utterance.spelled == letters
+    assert utterance.name is None or "-" not in (utterance.name.last or "")   # never a second name "Lop-Ez"
+
+
+@pytest.mark.parametrize("heard", ["I'm with the NHS", "my GP said so", "it's Lee, LAMB"])
+def test_capitals_that_do_not_spell_the_word_before_stay_words(heard):
+    assert hear(heard, "confirm").spelled is None
