@@ -32,7 +32,7 @@ def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Opti
     if question.wants("slot") and ctx.offered:
         for position, slot in zip(_POSITIONS, ctx.offered):
             said = say_time(slot.start.time())
-            options.append((position, said, f"the {said} one"))
+            options.append((position, position.removeprefix("the "), said, f"the {said} one"))
     if question.wants("location"):
         # a site is as often "the Docklands one" as "Docklands": the bare name alone reads badly over
         # audio that has the words around it

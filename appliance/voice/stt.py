@@ -245,6 +245,7 @@ class WhisperTranscriber:
         self.tokenizer = Tokenizer(self.model.hf_tokenizer, True, task="transcribe", language="en")
         self.suppress = list(get_suppressed_tokens(self.tokenizer, [-1]))
         self.scorer = AnswerScorer(self.model.model, self.tokenizer)
+        self._quiet: dict[int, tuple[Any, int]] = {}   # window (samples) -> silence's encoding (see _quiet_encoding)
         self.load_s = time.perf_counter() - started
         # two threads queue on the model, so a barge-in check can wait behind a turn, not behind a thread pool
         self.executor = ThreadPoolExecutor(max_workers=max(2, workers), thread_name_prefix="stt")
@@ -262,8 +263,10 @@ class WhisperTranscriber:
         read = self._read(np.concatenate([lead_in, audio]), hotwords=hotwords)
         text, written = clean_transcript(read.text, hotwords), None
         if read.encoded is not None and len(audio) <= SCORE_MAX_S * WHISPER_RATE and expected:
+            window = window_samples(len(lead_in) + len(audio), self.window_s)
             try:
-                reading = (self.scorer.pick(read.encoded, read.frames, text, expected)
+                reading = (self.scorer.pick(read.encoded, read.frames, text, expected,
+                                            quiet=lambda: self._quiet_encoding(window))
                            if worth_scoring(expected, question, text, understand) else None)
             except Exception as exc:   # a second opinion (or a call already over): Whisper's own words stand
                 log.warning("scoring the expected answers failed (%s); Whisper's words stand", type(exc).__name__)
@@ -272,6 +275,16 @@ class WhisperTranscriber:
                 text, written = reading.text, text
         return Transcript(text, (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE, read.no_speech,
                           written)
+
+    def _quiet_encoding(self, window: int) -> tuple[Any, int]:
+        """The encoder's output for `window` samples of digital silence, and its frames: what a phrase reads
+        like with nothing said (answer_scoring.py), the same for every clip of that window (kept)."""
+        if window not in self._quiet:
+            features = self.model.feature_extractor(np.zeros(window, np.float32))
+            frames = min(features.shape[-1], int(WHISPER_WINDOW_S * 100))
+            frames -= frames % 2
+            self._quiet[window] = (self.model.encode(np.ascontiguousarray(features[:, :frames])), frames)
+        return self._quiet[window]
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
         return self._read(audio, hotwords=hotwords).text
