@@ -135,6 +135,16 @@ def something_written(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def unsure_goodbye_mid_task(ctx: CallContext, env: RuleEnv) -> bool:
+    """A goodbye only guessed at ("that's it", a lone "thanks") while the caller's task is under way and nothing
+    has been done for them yet: it ends no call (the question is asked again). Speech-to-text writes a lone
+    "Thank you." for a breath or a noise, and an unclear name or answer as "That's it."."""
+    signal = ctx.utt.signal("goodbye") if ctx.utt is not None else None
+    return signal is not None and signal.confidence == "low" and ctx.task is not None \
+        and not something_written(ctx, env)
+
+
+@rule
 def has_new_task(ctx: CallContext, env: RuleEnv) -> bool:
     return "task" in ctx.given
 

@@ -504,6 +504,22 @@ def test_goodbye_ends_with_info(engine):
     assert result.ended and result.outcome == "info" and result.hangup
 
 
+@pytest.mark.parametrize("heard", ["That's it.", "Thank you.", "Thanks."])
+def test_a_goodbye_only_guessed_at_mid_task_ends_no_call(engine, heard):
+    """A lone "Thank you." (what speech-to-text writes for a breath) or "That's it." where a name was asked."""
+    engine.start(CallInfo(caller_id=""))
+    engine.turn("I'd like to book a massage")
+    result = engine.turn(heard)
+    assert not result.ended and result.waiting_for == "full_name"
+
+
+@pytest.mark.parametrize("heard", ["bye", "no that's it, bye", "goodbye, thanks"])
+def test_a_plain_goodbye_mid_task_still_ends_the_call(engine, heard):
+    engine.start(CallInfo(caller_id=""))
+    engine.turn("I'd like to book a massage")
+    assert engine.turn(heard).ended
+
+
 def test_silence_check_ins_then_goodbye(engine, db):
     engine.start(CallInfo(caller_id=SARAH))
     first = engine.check_in(1)
