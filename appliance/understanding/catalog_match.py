@@ -131,7 +131,9 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
     for p in catalog.practitioners:
         toks = [t for t in _canon_tokens(p.name) if t not in _TITLES]
         for text in p.aliases:
-            add(text, "practitioner", p.id)
+            # one word ("Anna") is as weak as a first name alone: a lone name is also what speech-to-text makes
+            # of a short sound when the clinic's names are its prompt
+            add(text, "practitioner", p.id, needs_cue=len(_canon_tokens(text)) == 1)
         if not toks:
             continue
         full = " ".join(toks)

@@ -146,3 +146,23 @@ def test_a_site_of_several_words_heard_as_one_word_is_that_site(heard, location)
 def test_a_run_together_service_counts_only_where_a_service_is_asked(said) -> None:
     assert hear(said, "full_name", catalog=PODIATRY).service_ids == ()
     assert hear("I need healthcare advice", "service", catalog=PODIATRY).service_ids == ()
+
+
+# a practitioner known by a one-word alias (a first name), as clinic files often give one
+CATALOG_ALIASED = Catalog(
+    services=(Service("treatment", "Follow-up treatment", 30, 48.0),),
+    locations=(Location("city", "City", "12 George St, Sydney"),),
+    practitioners=(Practitioner("byrne", "Niamh Byrne", ("treatment",), ("city",), aliases=("Niamh",)),
+                   Practitioner("akhtar", "Samira Akhtar", ("treatment",), ("city",), aliases=("Samira",))),
+)
+
+
+@pytest.mark.parametrize(("text", "waiting_for", "practitioner"), [
+    ("Niamh.", "confirm", None),                   # a lone name at a read-back: also what "mm-hmm" is written as
+    ("Samira", "intent", None),
+    ("with Niamh please", "confirm", "byrne"),
+    ("can I see Samira instead", "confirm", "akhtar"),
+    ("Niamh", "practitioner", "byrne"),           # asked for a practitioner: the name alone answers
+])
+def test_a_one_word_practitioner_alias_needs_a_cue_like_a_first_name(text, waiting_for, practitioner) -> None:
+    assert hear(text, waiting_for, catalog=CATALOG_ALIASED).practitioner_id == practitioner
