@@ -148,6 +148,10 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         if value != now:
             setattr(ctx, part, value)
             changed = True
+            if _doubted(value, ctx.doubtful_words):
+                ctx.doubted.add(part)
+            else:
+                ctx.doubted.discard(part)
         ctx.given.add(part)
     if utt.dob is not None:
         if ctx.dob is not None and utt.dob != ctx.dob and correcting:
@@ -223,6 +227,12 @@ def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | Non
                     and fold_name(word) != fold_name(held):
                 found[part] = title_case(word.lower())
     return found.get("first_name"), found.get("last_name")
+
+
+def _doubted(name: str, doubtful: tuple[str, ...]) -> bool:
+    """Whether a word of `name` is one the ears were unsure they heard right."""
+    unsure = {fold_name(word).strip(".,!?") for word in doubtful}
+    return any(fold_name(word) in unsure for word in name.replace("-", " ").split())
 
 
 def _given_names_only(ctx: CallContext, utt: Utterance, first: str, last: str) -> bool:

@@ -46,6 +46,8 @@ class CallContext:
     corrected: dict[str, str] = field(default_factory=dict)
     spelling_needed: bool = False       # a letter change that fit neither name: ask for a spelling
     spelled: set[str] = field(default_factory=set)   # name parts the caller spelled ("first_name", "last_name")
+    doubted: set[str] = field(default_factory=set)   # name parts taken from words the ears were unsure of
+    doubtful_words: tuple[str, ...] = ()   # this turn's words the ears were unsure of (Engine.turn)
     name_lookups: list[tuple[str, str]] = field(default_factory=list)   # (first, last) of each name + DOB lookup
     same_name_lookups: int = 0          # lookups that found nobody under the same name as the one before
     asked: set[str] = field(default_factory=set)   # questions asked so far this call

@@ -110,8 +110,9 @@ class Engine:
         self.greeting = self._finish_turn("", None)
         return self.greeting
 
-    def turn(self, text: str) -> TurnResult:
-        """One thing the caller said; returns what to say back and what happened."""
+    def turn(self, text: str, *, doubtful: tuple[str, ...] = ()) -> TurnResult:
+        """One thing the caller said; returns what to say back and what happened. `doubtful`: words the ears
+        were unsure they heard right (a name said in them is spelled by the caller before it is stored)."""
         if self.ctx is None:
             raise RuntimeError("call start() before turn()")
         if self.ctx.ended:
@@ -120,6 +121,7 @@ class Engine:
         self.seq += 1
         text = (text or "").strip()
         self._caller_text = text
+        self.ctx.doubtful_words = tuple(doubtful)
         trigger: list[Trigger | None] = [None]
 
         def handle() -> None:

@@ -192,6 +192,29 @@ class AnswerScorer:
         return [(float(np.sum(np.log(np.maximum(np.asarray(r.text_token_probs, dtype=np.float64), 1e-12)))),
                  len(t)) for r, t in zip(results, tokens)]
 
+    def word_probabilities(self, encoded: Any, frames: int, text: str) -> list[tuple[str, float]]:
+        """Each word of `text` (Whisper's own words for the clip) with how sure the decoder is of it, read over
+        the clip: the least probability among its tokens, punctuation aside."""
+        import ctranslate2
+
+        tokenizer = self.tokenizer
+        ids = tokenizer.encode(" " + text.strip())
+        if not ids:
+            return []
+        start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        result = self.model.align(ctranslate2.StorageView.from_array(np.ascontiguousarray(np.asarray(encoded))),
+                                  start, [ids], [frames])[0]
+        words: list[list] = []
+        for token, probability in zip(ids, result.text_token_probs):
+            piece = tokenizer.decode([token])
+            if piece.startswith(" ") or not words:
+                words.append([piece.strip(), 1.0])
+            else:
+                words[-1][0] += piece
+            if any(ch.isalnum() for ch in piece):
+                words[-1][1] = min(words[-1][1], float(probability))
+        return [(word, probability) for word, probability in words]
+
     def priors(self, quiet: tuple[Any, int], texts: Sequence[str]) -> list[float]:
         """Each text's score over silence (`quiet`: its encoding and frames), kept: it never changes."""
         encoded, frames = quiet

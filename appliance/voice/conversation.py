@@ -42,6 +42,7 @@ import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any, Awaitable, Callable
 from zoneinfo import ZoneInfo
 
@@ -302,7 +303,7 @@ class EngineProcessor(FrameProcessor):
                             queue_ms=round(frame.stt_wait_ms, 1), stt_speculative=frame.stt_speculative,
                             stt_audio_s=frame.audio_s, stt_failed=frame.stt_failed, unheard=frame.unheard,
                             barge_in=frame.barged_in)
-        result = await self._ask_engine(timing, self.engine.turn, frame.text)
+        result = await self._ask_engine(timing, partial(self.engine.turn, doubtful=frame.doubtful), frame.text)
         if result is None:
             return
         await self._answer(result, timing, caller_text=frame.text)

@@ -32,6 +32,7 @@ class CallerTurnFrame(DataFrame):
     barged_in: bool = False        # the caller spoke over the agent to say it
     unheard: bool = False          # speech in which no words were made out, where a short answer was expected
     written: str | None = None     # Whisper's own words, where an expected answer scored against the audio replaced them
+    doubtful: tuple[str, ...] = ()  # words of a name the transcriber was unsure of (stt.DOUBTFUL_WORD)
     decoded_at: float = 0.0        # when the transcript was ready (heard_at is later by the hand-over's hold)
     stt_wait_ms: float = 0.0       # how long its decode waited on the box's STT lane (appliance/voice/scheduler.py)
     stt_speculative: bool = False  # its decode was started at a pause, before the turn was over

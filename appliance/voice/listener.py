@@ -580,6 +580,8 @@ class CallerListener(STTService):
         question = self.question
         expected = expected_for(question, self.expected) if scored and self.answer_scoring else Expected()
         scoring = {"expected": expected, "question": question, "understand": self.understand} if expected else {}
+        if scored and question is not None and question.name_part is not None:
+            scoring["doubt"] = True   # which words of a name the decoder was unsure of
         job = self.scheduler.submit("stt", lambda: transcriber.transcribe(pcm, rate, hotwords=hotwords, **scoring),
                                     priority=priority, size=len(pcm) / 2 / rate, label=f"call {self.call_id}")
         result = job.wrap()
@@ -624,7 +626,7 @@ class CallerListener(STTService):
             text="" if unheard else heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end,
             turn_end=turn_end, heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s,
             stt_failed=failed is not None, barged_in=utt.confirmed, unheard=unheard,
-            written=None if unheard else heard.written,
+            written=None if unheard else heard.written, doubtful=() if unheard else heard.doubtful,
             decoded_at=decode.job.finished_at or turn_end, stt_wait_ms=decode.job.wait_ms or 0.0,
             stt_speculative=decode.speculative))
 

@@ -77,6 +77,13 @@ LOG_PROB_FLOOR = -1.0
 PROMPT_FRAME = "Words you may hear: {}."
 
 
+# A word the decoder gave less than this probability, read over the clip (answer_scoring.word_probabilities).
+# Names said in Piper's voice over G.711: heard right, 0.6-0.96 ("Sarah", "Johnson", "Hughes"); heard as other
+# words, mostly under 0.2 ("Pray" for Priya, "Eugene Furter" for Jürgen Schröder, "Raw" for Raúl). A right name
+# doubted costs one spelling; a wrong one not doubted reaches the read-back.
+DOUBTFUL_WORD = 0.3
+
+
 @dataclass(frozen=True)
 class Transcript:
     text: str          # "" when nothing but noise was heard
@@ -84,6 +91,7 @@ class Transcript:
     audio_s: float     # length of the audio transcribed
     no_speech: float = 0.0   # Whisper's own doubt that the clip held speech at all (0 to 1)
     written: str | None = None   # Whisper's own words, where an expected answer scored against the audio replaced them
+    doubtful: tuple[str, ...] = ()   # words the decoder was unsure of (DOUBTFUL_WORD), where a name was asked for
 
     @property
     def has_words(self) -> bool:
@@ -251,10 +259,12 @@ class WhisperTranscriber:
         self.executor = ThreadPoolExecutor(max_workers=max(2, workers), thread_name_prefix="stt")
 
     def transcribe(self, pcm: bytes, rate: int, *, hotwords: str | None = None, expected: Expected = Expected(),
-                   question: Any = None, understand: Callable[[str], Any] | None = None) -> Transcript:
+                   question: Any = None, understand: Callable[[str], Any] | None = None,
+                   doubt: bool = False) -> Transcript:
         """Blocking: call it from a worker thread (`self.executor`). `expected`: the phrases the answer to
         `question` is likely to be, scored against a short clip's audio where Whisper's words, read by
-        `understand` (words -> Utterance), settle nothing (answer_scoring.py)."""
+        `understand` (words -> Utterance), settle nothing (answer_scoring.py). `doubt`: say which words the
+        decoder was unsure of (a name: one heard with doubt is spelled by the caller before it is stored)."""
         started = time.perf_counter()
         audio = resample(to_float(pcm), rate, WHISPER_RATE)
         if len(audio) < HOTWORDS_MIN_S * WHISPER_RATE:
@@ -273,8 +283,16 @@ class WhisperTranscriber:
                 reading = None
             if reading is not None and plain(reading.text) != plain(text):
                 text, written = reading.text, text
+        doubtful: tuple[str, ...] = ()
+        if doubt and written is None and text and read.encoded is not None:
+            try:
+                doubtful = tuple(word for word, probability in
+                                 self.scorer.word_probabilities(read.encoded, read.frames, text)
+                                 if probability < DOUBTFUL_WORD)
+            except Exception as exc:   # a second opinion: without it the words are taken as heard
+                log.warning("reading the words' probabilities failed (%s)", type(exc).__name__)
         return Transcript(text, (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE, read.no_speech,
-                          written)
+                          written, doubtful)
 
     def _quiet_encoding(self, window: int) -> tuple[Any, int]:
         """The encoder's output for `window` samples of digital silence, and its frames: what a phrase reads

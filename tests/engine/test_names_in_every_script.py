@@ -113,3 +113,19 @@ def test_given_names_of_two_words_said_again_when_the_first_name_is_asked_keep_t
             result = engine.turn("Quốc Bảo")
         assert engine.ctx.last_name == "Bùi", result.reply
     assert (engine.ctx.first_name, engine.ctx.last_name) == ("Quốc Bảo", "Bùi")
+
+
+@pytest.mark.parametrize(("doubtful", "spelled_first"), [
+    (("Furter.",), "spell_last"),     # the surname heard in a word the ears were unsure of
+    (("Eugene",), "spell_first"),
+    ((), None),                       # a name people have, heard surely: straight to the read-back
+])
+def test_a_new_patient_s_name_heard_with_doubt_is_spelled_before_the_read_back(flow, store, clock, doubtful,
+                                                                               spelled_first):
+    engine = call(flow, store, clock)
+    engine.turn("I'd like to book a follow-up, I've never been before")
+    engine.turn("Eugene Furter", doubtful=doubtful)
+    engine.turn("the 4th of March 1985")
+    result = engine.turn("oh four one two, three four five, six seven eight")
+    asked = result.question.name if result.question.name in ("spell_last", "spell_first") else None
+    assert asked == spelled_first, result.reply
