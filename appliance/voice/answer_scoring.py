@@ -20,10 +20,7 @@ ways, by what a wrong pick would cost:
   thing). Measured on spoken sites in three voices over G.711: a site said as its name or "the <site> one"
   scored 10-31 nats, and no other option nor any non-answer ("I'm not sure", "hang on", "which one is
   closer?") more than 5.3 (bench/RESULTS.md, "Hearing: scoring the expected answers").
-- A read-back's yes or no: a yes unlocks a write, so scoring never gives one. It may take one away: a short
-  yes Whisper wrote that reads over the clip, against silence, no better than one of the question's rivals
-  ("Yeah." written for "Uh.", "Huh?" or a no's "uh-uh") is handed over as nothing heard, and the caller is
-  asked again (`doubts_yes`). Where Whisper wrote nothing or
+- A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
   one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
   and no worse than every rival (the question's `yes_rivals` in config/flows/questions.yaml: negated yeses,
   fillers, questions); otherwise the engine asks again. A yes was allowed at first, only where it beat every rival by
@@ -226,20 +223,6 @@ class AnswerScorer:
             for text, (score, _n) in zip(missing, self.scores(encoded, frames, missing)):
                 self._priors[(frames, text)] = score
         return [self._priors[(frames, t)] for t in texts]
-
-    def doubts_yes(self, encoded: Any, frames: int, free: str, expected: Expected,
-                   quiet: tuple[Any, int]) -> bool:
-        """Whether Whisper's own short yes `free`, at a read-back, is one the audio gives no more evidence for than
-        for one of the question's rivals (a filler, a "huh?", a negated yes): then it is no yes to write on, and
-        the caller is asked again. Scoring only ever takes a yes away here, never gives one (see the module)."""
-        yeses = [" " + free.strip(), *(as_whisper_writes(y) for y in expected.yes)]
-        rivals = [as_whisper_writes(r) for r in expected.rivals]
-        if not rivals:
-            return False
-        texts = yeses + rivals
-        evidence = [score - prior for (score, _n), prior in
-                    zip(self.scores(encoded, frames, texts), self.priors(quiet, texts))]
-        return max(evidence[len(yeses):]) >= max(evidence[:len(yeses)])
 
     def pick(self, encoded: Any, frames: int, free: str, expected: Expected,
              quiet: Callable[[], tuple[Any, int]] | None = None) -> Reading | None:

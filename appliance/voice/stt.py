@@ -42,8 +42,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..understanding.normalise import normalise
-from .answer_scoring import SCORE_MAX_S, YES_NO_MAX_WORDS, AnswerScorer, Expected, plain, worth_scoring
+from .answer_scoring import SCORE_MAX_S, AnswerScorer, Expected, plain, worth_scoring
 from .audio import WHISPER_RATE, resample, to_float
 
 log = logging.getLogger("appliance.voice")
@@ -284,8 +283,6 @@ class WhisperTranscriber:
                 reading = None
             if reading is not None and plain(reading.text) != plain(text):
                 text, written = reading.text, text
-            elif self._doubted_yes(read, text, expected, question, window):
-                text, written = "", text   # no yes to write on: the listener has the caller asked again
         doubtful: tuple[str, ...] = ()
         if doubt and written is None and text and read.encoded is not None:
             try:
@@ -296,17 +293,6 @@ class WhisperTranscriber:
                 log.warning("reading the words' probabilities failed (%s)", type(exc).__name__)
         return Transcript(text, (time.perf_counter() - started) * 1000, len(audio) / WHISPER_RATE, read.no_speech,
                           written, doubtful)
-
-    def _doubted_yes(self, read: _Read, text: str, expected: Expected, question: Any, window: int) -> bool:
-        """A read-back's short yes that the audio speaks no more for than for a rival (answer_scoring.doubts_yes)."""
-        if not expected.read_back or question is None or len(plain(text).split()) > YES_NO_MAX_WORDS \
-                or question.short_answer(normalise(text).text) != "yes":
-            return False
-        try:
-            return self.scorer.doubts_yes(read.encoded, read.frames, text, expected, self._quiet_encoding(window))
-        except Exception as exc:   # a second opinion: without it Whisper's words stand
-            log.warning("weighing a yes against its rivals failed (%s)", type(exc).__name__)
-            return False
 
     def _quiet_encoding(self, window: int) -> tuple[Any, int]:
         """The encoder's output for `window` samples of digital silence, and its frames: what a phrase reads

@@ -259,28 +259,3 @@ def test_a_spoken_non_answer_at_a_choice_is_never_made_a_site(runtime, flow, two
     if site is not None:   # then Whisper wrote a site itself: scoring made nothing of it
         assert site_heard(runtime, flow, two_sites, voices[voice_name], said, scoring=False)[1] == site, \
             f"{said!r} became {text!r}"
-
-
-@pytest.mark.parametrize("said", ["Huh?", "Uh."])
-def test_a_yes_whisper_wrote_for_a_non_answer_is_taken_away(runtime, flow, clinic, voices, said):
-    """Piper's "Huh?" and "Uh." are written "Yeah." over G.711; the audio gives a rival as much evidence as the
-    yes, so the caller is asked again."""
-    question = flow.questions["confirm"]
-    expected, meaning = asked(question, clinic)
-    pcm = spoken(voices["piper-joe"], said)
-    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
-    assert meaning(free).has("yes"), f"Whisper now hears {said!r} as {free!r}: choose another example"
-    text = heard(runtime, pcm, question, expected, understand=meaning)
-    assert not meaning(text).has("yes"), f"{said!r} was handed over as {text!r}"
-
-
-@pytest.mark.parametrize("voice_name", ["piper-joe", "espeak-en-us"])
-@pytest.mark.parametrize("said", ["Yes.", "Yeah.", "Yep.", "Sure.", "Okay.", "Uh-huh."])
-def test_a_plain_spoken_yes_is_not_taken_away(runtime, flow, clinic, voices, voice_name, said):
-    question = flow.questions["confirm"]
-    expected, meaning = asked(question, clinic)
-    pcm = spoken(voices[voice_name], said)
-    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
-    if not meaning(free).has("yes"):
-        pytest.skip(f"Whisper hears {said!r} as {free!r}, no yes to keep")
-    assert meaning(heard(runtime, pcm, question, expected, understand=meaning)).has("yes")
