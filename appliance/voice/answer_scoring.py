@@ -17,9 +17,11 @@ ways, by what a wrong pick would cost:
   a rare name such as a suburb reads badly anywhere, and a short common word reads well anywhere). The best
   phrase is taken when that is at least CHOICE_EVIDENCE_MIN and beats every other option's phrases by
   CHOICE_EVIDENCE_GAP (not another way of saying the same option: a site's name and its alias mean one
-  thing). Measured on spoken sites in three voices over G.711: a site said as its name or "the <site> one"
-  scored 10-31 nats, and no other option nor any non-answer ("I'm not sure", "hang on", "which one is
-  closer?") more than 5.3 (bench/RESULTS.md, "Hearing: scoring the expected answers").
+  thing). Measured on spoken sites and slot picks in three voices (Piper joe, espeak-ng en-us, flite awb) over
+  G.711: a site said as its name or "the <site> one" read 10-31 nats better than over silence, a slot said as
+  its time or position 6.5-13, and no other option nor any non-answer ("I'm not sure", "hang on", "which one
+  is closer?") more than 5.3. On the hearing probe every answer it changed was changed to the right one
+  (bench/RESULTS.md, "Hearing: scoring the expected answers").
 - A read-back's yes or no: a yes unlocks a write, so scoring never gives one. Where Whisper wrote nothing or
   one word that settles nothing, it gives a declared no that reads clearly better than every yes (NO_GAP)
   and no worse than every rival (the question's `yes_rivals` in config/flows/questions.yaml: negated yeses,
