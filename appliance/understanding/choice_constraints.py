@@ -20,7 +20,7 @@ from .normalise import CallerText
 from .signals import EITHER_AS_ANY
 
 # an ordinal after "a" or an owner names a kind of visit, never a position among the times offered ("how much is
-# a first appointment", "my second visit"): a position is "the first", or "first" alone
+# a first ...?", "my second one"): a position is "the first", or "first" alone
 _NO_POSITION_BEFORE = r"(?<!\ba )(?<!\bmy )(?<!\byour )(?<!\bour )(?<!\bhis )(?<!\bher )(?<!\btheir )"
 _POSITIONS = (
     (re.compile(_NO_POSITION_BEFORE + r"\b(?:first|1st|number one|option one|option 1|number 1)\b(?! (?:of|thing|"

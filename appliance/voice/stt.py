@@ -78,9 +78,9 @@ PROMPT_FRAME = "Words you may hear: {}."
 
 
 # A word the decoder gave less than this probability, read over the clip (answer_scoring.word_probabilities).
-# Names said in Piper's voice over G.711: heard right, 0.6-0.96 ("Sarah", "Johnson", "Hughes"); heard as other
-# words, mostly under 0.2 ("Pray" for Priya, "Eugene Furter" for Jürgen Schröder, "Raw" for Raúl). A right name
-# doubted costs one spelling; a wrong one not doubted reaches the read-back.
+# Names said in Piper's voice over G.711: common names heard right, 0.6-0.96; names heard as other words (a given
+# name written as an ordinary word, a surname as two), mostly under 0.2. A right name doubted costs one spelling;
+# a wrong one not doubted reaches the read-back.
 DOUBTFUL_WORD = 0.3
 
 
