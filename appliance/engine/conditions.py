@@ -266,11 +266,13 @@ def name_repeated(ctx: CallContext, env: RuleEnv) -> bool:
 
 @rule
 def first_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
-    """A new patient's first name unlike any name people have (or heard in words the ears were unsure of), not
-    yet spelled by the caller and not yet asked to be: a caller who says the name again rather than spell it goes
-    on to the read-back, where it is heard back and can be corrected (asking on would go round in circles)."""
+    """A new patient's first name unlike any name people have, not yet spelled by the caller and not yet asked to
+    be: a caller who says the name again rather than spell it goes on to the read-back, where it is heard back
+    and can be corrected (asking on would go round in circles). Doubt alone does not ask: a first name said again
+    under the spelling's letters prompt is written as letters ("OEC" for a plain "Lucy"), and a right name heard
+    with doubt was lost that way."""
     return bool(ctx.first_name) and "first_name" not in ctx.spelled and "spell_first" not in ctx.asked \
-        and ("first_name" in ctx.doubted or not is_known_name(ctx.first_name, "first"))
+        and not is_known_name(ctx.first_name, "first")
 
 
 @rule

@@ -117,7 +117,7 @@ def test_given_names_of_two_words_said_again_when_the_first_name_is_asked_keep_t
 
 @pytest.mark.parametrize(("doubtful", "spelled_first"), [
     (("Furter.",), "spell_last"),     # the surname heard in a word the ears were unsure of
-    (("Eugene",), "spell_first"),
+    (("Eugene",), None),              # a listed first name is not asked to be spelled on doubt alone
     ((), None),                       # a name people have, heard surely: straight to the read-back
 ])
 def test_a_new_patient_s_name_heard_with_doubt_is_spelled_before_the_read_back(flow, store, clock, doubtful,
