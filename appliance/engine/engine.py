@@ -112,7 +112,7 @@ class Engine:
 
     def turn(self, text: str, *, doubtful: tuple[str, ...] = ()) -> TurnResult:
         """One thing the caller said; returns what to say back and what happened. `doubtful`: words the ears
-        were unsure they heard right (a name said in them is spelled by the caller before it is stored)."""
+        were unsure they heard right (a new patient's surname said in them is spelled before it is stored)."""
         if self.ctx is None:
             raise RuntimeError("call start() before turn()")
         if self.ctx.ended:

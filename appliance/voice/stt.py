@@ -298,11 +298,15 @@ class WhisperTranscriber:
         """The encoder's output for `window` samples of digital silence, and its frames: what a phrase reads
         like with nothing said (answer_scoring.py), the same for every clip of that window (kept)."""
         if window not in self._quiet:
-            features = self.model.feature_extractor(np.zeros(window, np.float32))
-            frames = min(features.shape[-1], int(WHISPER_WINDOW_S * 100))
-            frames -= frames % 2
-            self._quiet[window] = (self.model.encode(np.ascontiguousarray(features[:, :frames])), frames)
+            self._quiet[window] = self._encode(np.zeros(window, np.float32))
         return self._quiet[window]
+
+    def _encode(self, clip: np.ndarray) -> tuple[Any, int]:
+        """The encoder's output for a clip of one window, and its mel frames."""
+        features = self.model.feature_extractor(clip)
+        frames = min(features.shape[-1], int(WHISPER_WINDOW_S * 100))
+        frames -= frames % 2   # the encoder halves the frames
+        return self.model.encode(np.ascontiguousarray(features[:, :frames])), frames
 
     def transcribe_array(self, audio: np.ndarray, *, hotwords: str | None = None) -> str:
         return self._read(audio, hotwords=hotwords).text
@@ -319,10 +323,7 @@ class WhisperTranscriber:
         tokenizer = self.tokenizer
         clip = np.zeros(window, np.float32)
         clip[: len(audio)] = audio
-        features = self.model.feature_extractor(clip)
-        frames = min(features.shape[-1], int(WHISPER_WINDOW_S * 100))
-        frames -= frames % 2   # the encoder halves the frames
-        encoded = self.model.encode(np.ascontiguousarray(features[:, :frames]))
+        encoded, frames = self._encode(clip)
         prompt: list[int] = []
         if hotwords:   # as faster-whisper lays out its prompt: hot words as if said before
             framed = framed_prompt(hotwords)
