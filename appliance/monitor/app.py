@@ -205,7 +205,10 @@ class MonitorApp(App):
         # would look on the top screen and find none of them)
         if self._db_dirty and self.screen is self.screen_stack[0]:
             self._db_dirty = False
-            self.refresh_database_views()
+            try:
+                self.refresh_database_views()
+            except NoMatches:   # a tick while the app closes: the main screen's views are already gone
+                pass
 
     def _mark_dirty(self) -> None:
         self._db_dirty = True

@@ -161,3 +161,16 @@ def test_what_callers_say_is_shown_as_text_never_as_markup(seeded_db):
             assert "caller: [/red] my [link=x]name[/link]" in str(app.screen.query_one("#transcript-body").render())
 
     run(scenario())
+
+
+def test_a_tick_while_the_app_closes_does_not_raise(seeded_db, stream):
+    """The once-a-second tick can fire after the main screen's views are torn down, as the app closes."""
+    from appliance.monitor.widgets.attention_view import AttentionView
+
+    async def scenario():
+        async with identified_call_on_the_board(seeded_db, stream) as (app, pilot, rest):
+            await app.screen_stack[0].query_one(AttentionView).remove()
+            app._mark_dirty()
+            app.tick()                           # must not raise: the app would die with it
+
+    run(scenario())
