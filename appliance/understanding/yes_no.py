@@ -35,7 +35,7 @@ YES_RULES = RuleSet(
     rule("yes", "medium",
          r"\b(?:is|are|sounds|looks|be) (?:perfect|great|good|fine|lovely|ok)\b",
          r"\bfor sure\b|\bno worries\b|\bno problem\b|\bnot a problem\b|\bno dramas\b|\bwhy not\b|"
-         r"\bi (?:guess|suppose|think) so\b|\bguess so\b",
+         r"\bi (?:guess|suppose|think) so\b|\bguess so\b|\bgo on then\b|^go on$",
          negation_window=2),
 )
 _YES_TALKED_ABOUT = re.compile(
@@ -123,6 +123,13 @@ _YES_THEN_NO = re.compile(rf"{_YES_WORD} no\b")
 _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
 
 
+# what goes with a word of assent without saying anything else ("great, thanks", "lovely, that's fine then")
+_WITH_ASSENT = _THANKS_ONLY | _SKIP_AT_HEAD | frozenset(
+    "ok all right sure fine perfect great good lovely cool brilliant excellent awesome beautiful wonderful fantastic "
+    "sweet done deal certainly correct exactly absolutely definitely of course indeed please then yes yeah yep "
+    "it this that is sounds looks will be do thank you ta um uh er erm i am we are me in happy with there booked "
+    "book go ahead on can".split())
+
 _HEAD_SKIPS = (_YES_SKIP, _NO_SKIP, _CORRECTION_SKIP, _SKIP_AT_HEAD)
 _ANY_SKIP = frozenset().union(*_HEAD_SKIPS)
 
@@ -164,10 +171,16 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
     text = ct.text
     yes_heads, no_heads, correction_heads, plain_heads = _heads(ct)
 
+    worded_yes = "yes" in hits
     for pos in yes_heads:
         m = _YES_HEAD.match(text, pos)
         if m and _ANOTHER_TIME.search(text):
             continue   # "good, could we do a bit later?": a word of assent leading into a change is no yes
+        if m and question.read_back and not worded_yes and "goodbye" not in hits \
+                and not ct.words <= _WITH_ASSENT:
+            # "great, sit down" or "fine, put the kettle on": a word of assent and then words that say something
+            # else, to us or to someone in the room, is not yet the yes that unlocks a write (it is asked again)
+            continue
         if m and not ("yes" in hits and hits["yes"].confidence == "high"):
             strong = m.group(0) in ("correct", "exactly", "absolutely", "definitely", "of course", "certainly")
             add_hit(hits, "yes", "high" if strong else "medium", pos, EVIDENCE["yes"])

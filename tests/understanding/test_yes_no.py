@@ -174,6 +174,19 @@ def test_a_word_of_assent_leading_into_a_change_of_time_is_no_yes(said) -> None:
     assert "yes" not in intent_names(hear(said, "confirm"))
 
 
+@pytest.mark.parametrize("said", ["Good, be quiet please.", "Fine, put the kettle on.", "Great, stop that please.",
+                                  "Lovely, sit down.", "Great, my husband will drive me."])
+def test_a_word_of_assent_then_words_that_say_something_else_is_no_yes_at_a_read_back(said) -> None:
+    assert "yes" not in intent_names(hear(said, "confirm"))
+
+
+@pytest.mark.parametrize("said", ["Good, thank you.", "Fine, go on then.", "Perfect, I'll be there.",
+                                  "Lovely, that's booked then.", "Great, I'm happy with that.", "Great, cheers mate.",
+                                  "Okay, that's fine then.", "Good, good.", "Go on then."])
+def test_a_word_of_assent_with_thanks_or_more_assent_is_a_yes_at_a_read_back(said) -> None:
+    assert "yes" in intent_names(hear(said, "confirm"))
+
+
 @pytest.mark.parametrize("said", ["Perfect, see you later", "lovely, catch you later", "Good, we can do that"])
 def test_assent_with_a_later_goodbye_is_still_a_yes(said) -> None:
     assert "yes" in intent_names(hear(said, "confirm"))
