@@ -183,31 +183,29 @@ class AnswerScorer:
     def scores(self, encoded: Any, frames: int, texts: Sequence[str]) -> list[tuple[float, int]]:
         """(summed log-probability, tokens) of each text read over `encoded` (one clip's encoder output, from
         `frames` mel frames)."""
+        tokens = [self.tokenizer.encode(text) for text in texts]
+        return [(float(np.sum(np.log(np.maximum(np.asarray(probabilities, dtype=np.float64), 1e-12)))), len(t))
+                for probabilities, t in zip(self._token_probabilities(encoded, frames, tokens), tokens)]
+
+    def _token_probabilities(self, encoded: Any, frames: int, tokens: Sequence[list[int]]) -> list[Sequence[float]]:
+        """Each token list forced through the decoder over `encoded`: the probability of each of its tokens."""
         import ctranslate2
 
-        tokenizer = self.tokenizer
-        tokens = [tokenizer.encode(text) for text in texts]
         batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
-        start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
+        start = [*self.tokenizer.sot_sequence, self.tokenizer.no_timestamps]
         results = self.model.align(ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)), start,
-                                   tokens, [frames] * len(tokens))
-        return [(float(np.sum(np.log(np.maximum(np.asarray(r.text_token_probs, dtype=np.float64), 1e-12)))),
-                 len(t)) for r, t in zip(results, tokens)]
+                                   list(tokens), [frames] * len(tokens))
+        return [r.text_token_probs for r in results]
 
     def word_probabilities(self, encoded: Any, frames: int, text: str) -> list[tuple[str, float]]:
         """Each word of `text` (Whisper's own words for the clip) with how sure the decoder is of it, read over
         the clip: the least probability among its tokens, punctuation aside."""
-        import ctranslate2
-
         tokenizer = self.tokenizer
         ids = tokenizer.encode(" " + text.strip())
         if not ids:
             return []
-        start = [*tokenizer.sot_sequence, tokenizer.no_timestamps]
-        result = self.model.align(ctranslate2.StorageView.from_array(np.ascontiguousarray(np.asarray(encoded))),
-                                  start, [ids], [frames])[0]
         words: list[list] = []
-        for token, probability in zip(ids, result.text_token_probs):
+        for token, probability in zip(ids, self._token_probabilities(encoded, frames, [ids])[0]):
             piece = tokenizer.decode([token])
             if piece.startswith(" ") or not words:
                 words.append([piece.strip(), 1.0])
