@@ -85,7 +85,7 @@ def run_checks(config: Path | None = None, *, manifest=None, now: datetime | Non
         checks.append(check_sip_registration(settings, now))
         checks.append(check_metrics_port(settings))
         checks.append(check_data_dir(settings))
-        checks += check_monitor_web(settings)
+        checks += check_monitor_web(settings, now)
         checks.append(check_database(settings))
         checks.append(check_fallback_journal(settings))
         checks.append(check_interrupted_calls(settings))
@@ -239,9 +239,9 @@ def check_tls(settings: Settings, now: datetime | None = None) -> list[Check]:
     moment = now or datetime.now(timezone.utc)
     if moment.tzinfo is None:
         moment = moment.astimezone()
-    checks = [_certificate_check("tls certificate", "tls_cert_file", sip.tls_cert_file, moment)]
+    checks = [_certificate_check("tls certificate", "[sip] tls_cert_file", sip.tls_cert_file, moment)]
     if sip.tls_ca_file is not None:
-        checks.append(_certificate_check("tls ca", "tls_ca_file", sip.tls_ca_file, moment))
+        checks.append(_certificate_check("tls ca", "[sip] tls_ca_file", sip.tls_ca_file, moment))
     checks.append(_key_check(sip.tls_key_file, sip.tls_cert_file))
     return checks
 
@@ -253,24 +253,26 @@ def _read_pem(path: Path) -> bytes | OSError:
         return exc
 
 
-def _certificate_check(name: str, key: str, path: Path, moment: datetime) -> Check:
+def _certificate_check(name: str, setting: str, path: Path, moment: datetime, *, service: str = "appliance",
+                       fails: str = "TLS calls fail") -> Check:
+    """A certificate the service presents: readable, a PEM certificate, in date (WARN under TLS_WARN_DAYS)."""
     from cryptography import x509
 
     data = _read_pem(path)
     if isinstance(data, OSError):
-        return Check("FAIL", name, f"[sip] {key} {path}: {data.strerror}",
+        return Check("FAIL", name, f"{setting} {path}: {data.strerror}",
                      f"put the PEM file there, readable by the service user ({SERVICE_USER})")
     try:
         certificate = x509.load_pem_x509_certificate(data)
     except ValueError:
-        return Check("FAIL", name, f"[sip] {key} {path}: not a PEM certificate", "point it at the .crt/.pem file")
+        return Check("FAIL", name, f"{setting} {path}: not a PEM certificate", "point it at the .crt/.pem file")
     ends = certificate.not_valid_after_utc
     days = (ends - moment).total_seconds() / 86400
     subject = certificate.subject.rfc4514_string() or "(no subject)"
     when = f"{subject}, valid until {ends:%Y-%m-%d}"
-    renew = f"renew it and replace {path}, then: sudo systemctl restart appliance"
+    renew = f"renew it and replace {path}, then: sudo systemctl restart {service}"
     if days < 0:
-        return Check("FAIL", name, f"{path}: expired on {ends:%Y-%m-%d} ({subject}): TLS calls fail", renew)
+        return Check("FAIL", name, f"{path}: expired on {ends:%Y-%m-%d} ({subject}): {fails}", renew)
     if days < TLS_WARN_DAYS:
         return Check("WARN", name, f"{path}: expires in {days:.0f} day(s) ({when})", renew)
     return Check("OK", name, f"{path}: {when}")
@@ -482,15 +484,20 @@ def _not_held_as_patient_data(name: str, path: Path, info: os.stat_result, verb:
     return None
 
 
-def check_monitor_web(settings: Settings) -> list[Check]:
+def check_monitor_web(settings: Settings, now: datetime | None = None) -> list[Check]:
     """The browser monitor, where it is set up (a staff accounts file or its certificate exists): the password
-    hashes and the TLS key are the service user's alone."""
+    hashes and the TLS key are the service user's alone, and the certificate browsers are shown is in date."""
     from ..monitor_web.staff_accounts import AccountError, StaffAccounts
 
     found = []
-    staff_file, key = settings.staff_file, settings.monitor_web_key
-    if not staff_file.exists() and not settings.monitor_web_certificate.exists():
+    staff_file, key, certificate = settings.staff_file, settings.monitor_web_key, settings.monitor_web_certificate
+    if not staff_file.exists() and not certificate.exists():
         return found
+    if certificate.exists():
+        moment = now or datetime.now(timezone.utc)
+        found.append(_certificate_check("monitor web certificate", "[monitor_web] certificate", certificate,
+                                        moment if moment.tzinfo else moment.astimezone(),
+                                        service="appliance-monitor-web", fails="browsers refuse the monitor"))
     for name, path, what in (("staff accounts", staff_file, "the staff's password hashes"),
                              ("monitor web key", key, "the browser monitor's private key")):
         try:

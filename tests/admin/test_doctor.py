@@ -600,3 +600,20 @@ def test_the_browser_monitor_is_checked_only_where_it_is_set_up_and_its_secrets_
     for name in ("staff accounts", "monitor web key"):
         check = by_name(checks, name)
         assert check.status == "FAIL" and "other users can read" in check.detail and "chmod 600" in check.fix
+
+
+@pytest.mark.parametrize("days, status, words", [(90, "OK", "valid until"), (20, "WARN", "expires in 20 day(s)"),
+                                                 (-1, "FAIL", "expired on")])
+def test_the_browser_monitors_certificate_near_or_past_its_end_warns_or_fails(tmp_path, days, status, words):
+    import shutil
+
+    from certificates import TestCa
+
+    settings = load_settings(write_config(tmp_path))
+    issued = TestCa(tmp_path / "ca").issue("monitor", days=days + 0.5)
+    settings.monitor_web_certificate.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(issued.cert, settings.monitor_web_certificate)
+    check = by_name(doctor.check_monitor_web(settings), "monitor web certificate")
+    assert check.status == status and words in check.detail
+    if status != "OK":
+        assert "appliance-monitor-web" in check.fix
