@@ -129,3 +129,19 @@ def test_a_new_patient_s_name_heard_with_doubt_is_spelled_before_the_read_back(f
     result = engine.turn("oh four one two, three four five, six seven eight")
     asked = result.question.name if result.question.name in ("spell_last", "spell_first") else None
     assert asked == spelled_first, result.reply
+
+
+@pytest.mark.parametrize(("said", "alike"), [
+    ("S Coffee", True),          # "Eze, Kofi": the surname first, bent by speech-to-text
+    ("Ezzy Coffey", True),
+    ("Chen Mei", False),
+    ("Coffee Table", False),
+])
+def test_a_whole_name_said_surname_first_and_bent_still_sounds_like_the_record(said, alike):
+    from datetime import date
+
+    from appliance.domain import PatientRecord
+    from appliance.engine.tools.name_matching import sound_candidate
+
+    record = PatientRecord("p-kofi", "Kofi", "Eze", date(1979, 3, 8), None)
+    assert (sound_candidate([record], (said,)) is record) is alike

@@ -72,6 +72,21 @@ def test_expected_answers_come_grouped_by_the_option_they_mean(flow, clinic):
         assert any({location.name, f"the {location.name} one"} <= set(option) for option in sites)
 
 
+def test_the_patients_on_the_callers_number_are_expected_by_name_in_either_order(flow, clinic):
+    from datetime import date
+
+    from appliance.clinic.regions import region_for
+    from appliance.domain import PatientRecord
+    from appliance.engine.rule_env import RuleEnv
+
+    env = RuleEnv(clinic.catalog(), clinic.profile(), {}, region_for(clinic.profile().region))
+    ctx = CallContext(call_id="test")
+    ctx.phone_candidates = (PatientRecord("a", "Mei", "Chen", date(1990, 1, 2), "+100"),
+                            PatientRecord("b", "Kofi", "Eze", date(1979, 3, 8), "+100"))
+    options = expected_answers(flow.questions["full_name"], ctx, env)
+    assert ("Mei Chen", "Chen, Mei") in options and ("Kofi Eze", "Eze, Kofi") in options   # one option each
+
+
 def test_scoring_never_gives_a_yes_however_well_it_reads():
     yes, rival = Reading("correct", "yes", -0.5, 1), Reading("incorrect", "rival", -30.0, 2)
     assert choose("", None, [yes, Reading("nope", "no", -20.0, 1), rival]) is None

@@ -100,10 +100,15 @@ WHOLE_NAME_SOUND_MIN = 4   # sounds in the record's name: fewer match too many t
 
 
 def whole_name_sounds_like(patient: PatientRecord, said: tuple[str, ...]) -> bool:
-    on_file = jellyfish.metaphone(letters(f"{patient.first_name} {patient.last_name}"))
-    return len(on_file) >= WHOLE_NAME_SOUND_MIN and any(
-        fuzz.ratio(on_file, jellyfish.metaphone(letters(text))) >= WHOLE_NAME_SOUND_THRESHOLD
-        for text in said if letters(text))
+    """In either order: a name said surname first ("Chen, Mei") and bent by speech-to-text is no longer read as
+    one, so its words are compared with the record's as they were said."""
+    heard = [jellyfish.metaphone(letters(text)) for text in said if letters(text)]
+    for order in ((patient.first_name, patient.last_name), (patient.last_name, patient.first_name)):
+        on_file = jellyfish.metaphone(letters(" ".join(order)))
+        if len(on_file) >= WHOLE_NAME_SOUND_MIN and any(
+                fuzz.ratio(on_file, sound) >= WHOLE_NAME_SOUND_THRESHOLD for sound in heard):
+            return True
+    return False
 
 
 def sound_candidate(patients: list[PatientRecord], said: tuple[str, ...]) -> PatientRecord | None:
