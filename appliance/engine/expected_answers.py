@@ -41,7 +41,7 @@ def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Opti
     if question.wants("service"):
         options.extend((service.name, *service.aliases) for service in env.catalog.services)
     if question.name_part == "full" and ctx.phone_candidates:
-        # many callers give the surname first ("Chen, Mei"): read in the other order, the name scores as noise
+        # many callers give the surname first ("Doe, Jane"): read in the other order, the name scores as noise
         options.extend((f"{p.first_name} {p.last_name}", f"{p.last_name}, {p.first_name}")
                        for p in ctx.phone_candidates)
     return _distinct(options)

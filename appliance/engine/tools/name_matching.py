@@ -100,7 +100,7 @@ WHOLE_NAME_SOUND_MIN = 4   # sounds in the record's name: fewer match too many t
 
 
 def whole_name_sounds_like(patient: PatientRecord, said: tuple[str, ...]) -> bool:
-    """In either order: a name said surname first ("Chen, Mei") and bent by speech-to-text is no longer read as
+    """In either order: a name said surname first ("Doe, Jane") and bent by speech-to-text is no longer read as
     one, so its words are compared with the record's as they were said."""
     heard = [jellyfish.metaphone(letters(text)) for text in said if letters(text)]
     for order in ((patient.first_name, patient.last_name), (patient.last_name, patient.first_name)):
