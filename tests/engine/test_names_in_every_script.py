@@ -145,3 +145,23 @@ def test_a_whole_name_said_surname_first_and_bent_still_sounds_like_the_record(s
 
     record = PatientRecord("p-kofi", "Kofi", "Eze", date(1979, 3, 8), None)
     assert (sound_candidate([record], (said,)) is record) is alike
+
+
+@pytest.mark.parametrize(("on_file", "heard", "alike"), [
+    ("Bérubé", "Perube", True),      # B heard as P
+    ("Bender", "Pender", True),
+    ("Tobin", "Dobin", True),        # T as D
+    ("Gill", "Kill", True),          # G as K
+    ("Vaughan", "Faughan", True),    # V as F
+    ("Ziegler", "Siegler", True),    # Z as S
+    ("Baker", "Fish", False),
+    ("Dunne", "Cotton", False),
+])
+def test_a_surname_heard_with_a_consonant_blurred_into_its_voiced_twin_is_heard(on_file, heard, alike):
+    from datetime import date
+
+    from appliance.domain import PatientRecord
+    from appliance.engine.tools.name_matching import surnames_heard
+
+    record = PatientRecord("p", "Alex", on_file, date(1990, 1, 1), None)
+    assert (surnames_heard([record], (heard,)) == [record]) is alike

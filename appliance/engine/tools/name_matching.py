@@ -78,16 +78,25 @@ def surnames_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> lis
     """The patients whose surname is one of the words in `heard`, near enough in letters or the same in
     sound (a word that sounds like the surname but is spelled as another word)."""
     words = {letters(word) for text in heard for word in text.split()} - {""}
-    sounds = {jellyfish.metaphone(word) for word in words}
+    sounds = {jellyfish.metaphone(_unvoiced(word)) for word in words}
     return [p for p in patients if len(letters(p.last_name)) >= 3
             and (any(fuzz.ratio(letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
                  or _sound(p.last_name) in sounds)]
 
 
+# A phone line blurs a consonant with its voiced or unvoiced twin (B and P, D and T, G and K, V and F, Z and S):
+# heard surnames are compared with these folded together
+_VOICING = str.maketrans("bdgvz", "ptkfs")
+
+
+def _unvoiced(word: str) -> str:
+    return word.translate(_VOICING)
+
+
 def _sound(name: str) -> str | None:
-    """A surname's metaphone, when it says enough to go on (two sounds or more: a two-letter surname alone
-    would match many words)."""
-    sound = jellyfish.metaphone(letters(name))
+    """A surname's metaphone, its voiced consonants folded into their twins (`_VOICING`), when it says enough
+    to go on (two sounds or more: a two-letter surname alone would match many words)."""
+    sound = jellyfish.metaphone(_unvoiced(letters(name)))
     return sound if len(sound) >= 2 else None
 
 
