@@ -60,6 +60,9 @@ TOKENS_PER_S = 10
 TOKENS_MIN = 16
 LOOP_REPEATS = 3        # a phrase said this many times back to back is a decoding loop, not a caller
 LOOP_MAX_WORDS = 6
+# a phrase longer than LOOP_MAX_WORDS is a loop when written twice back to back (a spelling of seven letters and
+# the word it spells, twice over and a bit): a caller who did say it twice loses nothing when it is kept once
+LONG_LOOP_MAX_WORDS = 16
 # digits do repeat in phone numbers ("0400 000 011" has six zeros); a loop of them runs to the token cap
 DIGIT_LOOP_REPEATS = {1: 8, 2: 5, 3: 4}
 CPU_COMPUTE_TYPE = "int8"   # the CPU default (appliance/settings.py); also what a GPU that cannot run falls back to
@@ -175,7 +178,7 @@ def _without_prompt_jumble(text: str, hotwords: str | None) -> str:
 def _loop_at(bare: list[str], i: int, whole_groups: set[int] = frozenset()) -> tuple[int, int] | None:
     """(phrase length, index after the loop) when a loop starts at word `i`. A group of digits written whole
     ("11-0-1-59", index in `whole_groups`) loops as words do: a caller says a date once."""
-    for n in range(1, LOOP_MAX_WORDS + 1):
+    for n in range(1, LONG_LOOP_MAX_WORDS + 1):
         phrase = bare[i:i + n]
         if len(phrase) < n or not all(phrase):
             return None
@@ -185,7 +188,7 @@ def _loop_at(bare: list[str], i: int, whole_groups: set[int] = frozenset()) -> t
         copies = 1
         while bare[i + copies * n:i + (copies + 1) * n] == phrase:
             copies += 1
-        if copies >= (DIGIT_LOOP_REPEATS[n] if digits else LOOP_REPEATS):
+        if copies >= (DIGIT_LOOP_REPEATS[n] if digits else LOOP_REPEATS if n <= LOOP_MAX_WORDS else 2):
             end = i + copies * n
             while end < len(bare) and end - i - copies * n < n and bare[end] == phrase[end - i - copies * n]:
                 end += 1  # a last copy cut short by the token cap

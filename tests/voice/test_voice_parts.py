@@ -60,6 +60,13 @@ ALPHABET = ", ".join("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
     ("H, A, N, N, A, H", ALPHABET, "H, A, N, N, A, H"),
     ("M C C A N N", ALPHABET, "M C C A N N"),
     ("B as in bravo, E, N, N, E, T, T", ALPHABET, "B as in bravo, E, N, N, E, T, T"),
+    # a phrase longer than a loop is looked for in short ones, written twice over (and a bit): kept once
+    ("K, O, W, A, L, S, K, I. K, O, W, A, L, S, K, I. K, O, W", ALPHABET, "K, O, W, A, L, S, K, I."),
+    ("Oh, it's spelt D U P O N T. Oh, it's spelt D U P O N T.", ALPHABET, "Oh, it's spelt D U P O N T."),
+    ("the eleventh of the third nineteen eighty the eleventh of the third nineteen eighty", "",
+     "the eleventh of the third nineteen eighty"),
+    ("0 4 1 2 3 4 5 6 7 0 4 1 2 3 4 5 6 7", "0 1 2 3 4 5 6 7 8 9",
+     "0 4 1 2 3 4 5 6 7 0 4 1 2 3 4 5 6 7"),   # digits: how many were said counts, so they stay
 ])
 def test_a_decoding_loop_is_kept_once_or_dropped_when_it_echoes_the_prompt(heard, hotwords, words):
     assert clean_transcript(heard, hotwords) == words
