@@ -79,6 +79,32 @@ _SPELL_MARKS = {"apostrophe": "'", "hyphen": "-", "dash": "-"}
 _SPELL_SKIP = frozenset({"capital", "capitals", "big", "small", "lowercase", "uppercase", "upper", "lower", "then",
                          "and"})
 _EXPLAINED_LETTER = frozenset({"with", "starts", "starting", "beginning", "begins"})
+# a letter's mark said after it ("E acute", "O with a stroke", "U with two dots"): the letter is kept, the words
+# of its mark are no letters (names are compared without their marks)
+_MARKS = frozenset({"acute", "grave", "umlaut", "accent", "stroke", "slash", "tilde", "cedilla", "circumflex",
+                    "ring", "dots", "dot", "caron", "hacek", "macron", "line", "bar"})
+_MARK_FILLER = frozenset({"a", "an", "the", "two", "little"})
+_MARK_PLACE = frozenset({"on", "over", "above", "through"})
+
+
+def _mark_after(tokens: tuple[str, ...], i: int) -> int:
+    """The index after the description of a letter's mark starting at token i, or i where there is none."""
+    j = i
+    if j < len(tokens) and tokens[j] == "with":   # "with a stroke", "with two dots": never a bare "a" (a letter)
+        j += 1
+        while j < len(tokens) and j - i < 4 and tokens[j] in _MARK_FILLER:
+            j += 1
+    if j < len(tokens) and tokens[j] in _MARKS:
+        j += 1
+        # where the mark is: "on top", "through it", "on the U" (the letter it is on, said again)
+        if j < len(tokens) and tokens[j] in _MARK_PLACE:
+            j += 1
+            if j < len(tokens) and tokens[j] in ("it", "top"):
+                j += 1
+            elif j + 1 < len(tokens) and tokens[j] == "the" and len(tokens[j + 1]) == 1:
+                j += 2
+        return j
+    return i
 
 
 def _letter(tokens: tuple[str, ...], i: int) -> tuple[str, int] | None:
@@ -120,7 +146,7 @@ def _groups(ct: CallerText) -> list[tuple[str, int, int, int]]:
             if got is not None:
                 letters += got[0]
                 singles += 1
-                i = got[1]
+                i = _mark_after(tokens, got[1])
             elif letters and tok in _LETTER_WORDS:
                 letters += _LETTER_WORDS[tok]
                 i += 1
@@ -172,6 +198,9 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     for letters, start, end, singles in _groups(ct):
         if merged and singles == 1 and _says_what_was_spelled(ct, start, "".join(m[0] for m in merged)):
             continue   # "O space C E A L L A I G H, Ó Ceallaigh": the name said after its letters
+        if merged and singles == 1 and start in ct.clause_starts and _mark_after(ct.tokens, start + 1) > start + 1 \
+                and letters in merged[-1][0] and (end == len(ct.tokens) or _letter(ct.tokens, end) is None):
+            continue   # "I B A N E Z, N with a tilde": which letter has a mark, not one letter more
         if merged:
             prev = merged[-1]
             if prev[2] == start and (prev[4] == 1 or singles == 1 or letters[:1] in "'-" or prev[0][-1:] in "'-"):
@@ -233,6 +262,11 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
             continue
         if kept and not taken_back and name_part in ("first", "last") and len(run.letters) < len(kept[-1].letters) \
                 and run.letters[:1] == kept[-1].letters[:1]:
+            continue
+        if kept and not taken_back and name_part in ("first", "last") and run.letters.startswith(kept[-1].letters) \
+                and len(run.letters) > len(kept[-1].letters) and kept[-1].end < len(ct.tokens) \
+                and _letter(ct.tokens, kept[-1].end) is None and not ct.tokens[kept[-1].end] in _SPELL_MARKS:
+            kept[-1] = run   # the name said first, its opening written as letters ("O D, guard"), then spelled
             continue
         kept.append(run)
     return kept
@@ -312,7 +346,8 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
         # a particle before a name word, also one of a single letter that starts the run ("Ó Ceallaigh, Seán")
         if (parts or (len(tok) == 1 and tok in NAME_PARTICLES)) \
                 and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
-                and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked):
+                and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked) \
+                and not (len(tok) == 1 and _mark_after(tokens, j + 1) > j + 1):   # "O stroke": a letter's mark
             if len(tok) == 1 and tok.isalpha() and tok not in NAME_PARTICLES:
                 j += 1  # a middle initial: "Jane Q Doe"
                 continue

@@ -378,3 +378,24 @@ def test_a_name_spelled_right_after_it_in_capitals_is_letters(heard, question, l
 @pytest.mark.parametrize("heard", ["I'm with the NHS", "my GP said so", "it's Lee, LAMB"])
 def test_capitals_that_do_not_spell_the_word_before_stay_words(heard):
     assert hear(heard, "confirm").spelled is None
+
+
+@pytest.mark.parametrize(("text", "letters"), [
+    ("O stroke D E G A A R D", "ODEGAARD"),                    # a letter's mark said after it
+    ("O with a line through it, D E G A A R D", "ODEGAARD"),
+    ("M U umlaut L L E R", "MULLER"),
+    ("N U N E Z with an accent on the U", "NUNEZ"),
+    ("G A R C I A, with an accent on the I", "GARCIA"),        # "a" before the mark is a letter, not an article
+    ("Z O E with two dots on top", "ZOE"),
+    ("I B A N E Z, N with a tilde", "IBANEZ"),                 # which letter has the mark: no letter more
+])
+def test_a_letters_mark_said_with_a_spelling_is_no_letter_and_no_name(text, letters) -> None:
+    heard = hear(text, "spell_last")
+    assert heard.spelled == letters
+    assert heard.name is not None and heard.name.last.upper() == letters and heard.name.first is None
+
+
+def test_a_name_said_then_spelled_keeps_the_spelling_not_its_opening_written_as_letters() -> None:
+    heard = hear("O, D, Guard, O, Stroke, D, E, G, A, A, R, D.", "spell_last")
+    assert heard.spelled == "ODEGAARD" and heard.name == PersonName(first=None, last="Odegaard")
+    assert hear("J O, J O N E S", "spell_first").spelled == "JO JONES"   # two parts spelled stay two
