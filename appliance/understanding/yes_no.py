@@ -128,7 +128,7 @@ _WITH_ASSENT = _THANKS_ONLY | _SKIP_AT_HEAD | frozenset(
     "ok all right sure fine perfect great good lovely cool brilliant excellent awesome beautiful wonderful fantastic "
     "sweet done deal certainly correct exactly absolutely definitely of course indeed please then yes yeah yep "
     "it this that is sounds looks will be do thank you ta um uh er erm i am we are me in happy with there booked "
-    "book go ahead on can".split())
+    "book go ahead on can thing stuff by suits suit a lot work works kindly appreciated".split())
 
 _HEAD_SKIPS = (_YES_SKIP, _NO_SKIP, _CORRECTION_SKIP, _SKIP_AT_HEAD)
 _ANY_SKIP = frozenset().union(*_HEAD_SKIPS)

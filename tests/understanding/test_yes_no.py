@@ -182,7 +182,9 @@ def test_a_word_of_assent_then_words_that_say_something_else_is_no_yes_at_a_read
 
 @pytest.mark.parametrize("said", ["Good, thank you.", "Fine, go on then.", "Perfect, I'll be there.",
                                   "Lovely, that's booked then.", "Great, I'm happy with that.", "Great, cheers mate.",
-                                  "Okay, that's fine then.", "Good, good.", "Go on then."])
+                                  "Okay, that's fine then.", "Good, good.", "Go on then.", "Sure thing", "Great stuff",
+                                  "Fine by me", "Perfect, that suits", "Perfect, thanks a lot", "Okay, that'll work",
+                                  "Excellent, thank you kindly", "Okay, cool", "Alright then", "Right you are"])
 def test_a_word_of_assent_with_thanks_or_more_assent_is_a_yes_at_a_read_back(said) -> None:
     assert "yes" in intent_names(hear(said, "confirm"))
 
