@@ -128,7 +128,27 @@ def worth_scoring(expected: Expected, question: Question | None, free: str,
             return False
     elif understand is None or len(words.split()) > CHOICE_MAX_WORDS:
         return False
-    return not words or understand is None or says_nothing(understand(free))
+    if not words or understand is None:
+        return True
+    utterance = understand(free)
+    if expected.read_back or question is None:
+        return says_nothing(utterance)
+    return gives_nothing_asked(utterance, question)
+
+
+def gives_nothing_asked(utterance: Any, question: Any) -> bool:
+    """Whether an Utterance holds no intent and none of what `question` asks for: a site misheard as a name
+    (a site's name written as "I'm <two odd words>") still answers nothing of "which clinic?". Where the
+    question's kinds are not known here, nothing at all (`says_nothing`)."""
+    u = utterance
+    if u.intents or u.patient_status or u.answers:
+        return False
+    given = {"name": bool(u.name or u.spelled), "service": bool(u.service_ids), "location": u.location_id is not None,
+             "practitioner": u.practitioner_id is not None,
+             "slot": u.slot_pick is not None or bool(u.booking_picks or u.window or u.weekdays or u.refused_days)}
+    if not question.expects or not question.expects <= given.keys():
+        return says_nothing(u)
+    return not any(given[kind] for kind in question.expects)
 
 
 def says_nothing(utterance: Any) -> bool:

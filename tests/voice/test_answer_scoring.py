@@ -106,6 +106,24 @@ def test_only_an_empty_or_one_word_transcript_that_settles_nothing_is_scored_at_
     assert not worth_scoring(expected, question, "How much is it?")
 
 
+def test_a_choice_is_scored_when_the_words_give_nothing_the_question_asks_for(flow):
+    from tests.understanding.hearing import hear
+
+    question = flow.questions["location"]
+    expected = expected_for(question, (("Docklands", "the Docklands one"), ("Richmond", "the Richmond one")))
+
+    def understand(text):
+        return hear(text, "location")
+
+    assert worth_scoring(expected, question, "I'm Ponyel Gaitsewing.", understand)   # a site heard as a name
+    assert worth_scoring(expected, question, "Mumble.", understand)
+    assert not worth_scoring(expected, question, "I want to cancel", understand)     # something else asked
+    assert not worth_scoring(expected, question, "I'm new here", understand)
+    slot = flow.questions["slot_choice"]
+    slots = expected_for(slot, (("the first one",), ("the second one",)))
+    assert not worth_scoring(slots, slot, "Tuesday instead", understand)             # a change of day stands
+
+
 def test_the_rivals_are_the_read_back_questions_own(flow):
     for name in ("confirm", "been_before"):
         question = flow.questions[name]
