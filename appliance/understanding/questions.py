@@ -31,6 +31,7 @@ for a new kind of answer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -236,9 +237,24 @@ def _digit_groups_as_date(heard: str) -> str:
     # otherwise the groups are where the transcriber broke the digits, not where the date's parts end
     # ("19 0 246" for "one nine oh two four six")
     digits = "".join(groups)
+    if len(digits) == 7 and digits[3:5] in ("19", "20"):
+        # a one-digit day or month beside a two-digit one, then the year ("189-1969" for 18/9/1969): only the
+        # one way of splitting the three digits that makes a date (in either order) is taken
+        year = int(digits[3:])
+        splits = [(digits[:1], digits[1:3]), (digits[:2], digits[2:3])]
+        dates = [f"{a}/{b}/{year}" for a, b in splits if _a_date(year, int(a), int(b)) or _a_date(year, int(b), int(a))]
+        return dates[0] if len(dates) == 1 else heard
     if len(digits) not in (6, 8):
         return heard
     return f"{digits[:2]}/{digits[2:4]}/{digits[4:]}"
+
+
+def _a_date(year: int, month: int, day: int) -> bool:
+    try:
+        date(year, month, day)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

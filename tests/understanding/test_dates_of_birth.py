@@ -162,9 +162,19 @@ def test_a_one_word_day_and_month_before_a_two_digit_year_is_too_loose_to_be_a_d
     ("31st-7st-7st-1958.", "GB", date(1958, 7, 31)),       # one part written twice by a looping decoder
     ("4 3 3 1985", "AU", date(1985, 3, 4)),
     ("12th, 6th, 6th, 1971", "GB", date(1971, 6, 12)),
+    # a one-digit day or month run into a two-digit one, then the year: the one split that makes a date
+    ("189-1969", "GB", date(1969, 9, 18)),
+    ("1891969", "AU", date(1969, 9, 18)),
+    ("3121980", "GB", date(1980, 12, 3)),         # 31/2 is no date
+    ("3121980", "US", date(1980, 3, 12)),
 ])
 def test_a_date_said_as_digit_groups_and_written_as_one_run_of_digits(said, region, born) -> None:
     assert hear(said, "dob", region=region).dob == born
+
+
+@pytest.mark.parametrize("said", ["2111975"])   # 2/11 or 21/1: no guess
+def test_a_run_of_digits_that_splits_into_two_dates_is_no_date(said) -> None:
+    assert hear(said, "dob", region="GB").dob is None
 
 
 @pytest.mark.parametrize("said", ["1985-03-04", "10 08 66", "4 3 85"])
