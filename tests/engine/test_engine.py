@@ -601,7 +601,8 @@ def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_re
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
         "Crain Memwasu", "fourth of March eighty five", "0412 555 019")
-    assert engine.turn("N W O S U").state == "confirm_new_patient"
+    assert engine.turn("N W O S U").state == "ask_been_before"   # never said they were new: asked first
+    assert engine.turn("no, never").state == "confirm_new_patient"
 
 
 def test_every_intent_the_rules_can_find_has_a_route_in_the_record():
@@ -623,3 +624,29 @@ def test_a_wrong_date_of_birth_with_a_surname_on_nobody_s_record_is_no_date_of_b
     engine.start(CallInfo(caller_id="+61400000001"))
     asked = say(engine, "Hi, I'd like to book a follow-up", "Zara Jones", "fourth of March eighty six")
     assert asked.waiting_for != "dob", asked.reply
+
+
+def test_a_caller_never_found_who_never_said_they_are_new_is_asked_before_a_record_is_made(make_engine, db):
+    """Lookups that find nobody lead on to a new record only once the caller says they have not been before: a
+    patient on file whose name is never heard right must not get a second record."""
+    def unfound(engine):
+        engine.start(CallInfo(caller_id=""))
+        say(engine, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five", "Mia Wong",
+            "fourth of March eighty five")
+        return engine.turn("0412 555 019")
+
+    returning = make_engine()
+    asked = unfound(returning)
+    assert asked.state == "ask_been_before" and asked.waiting_for == "been_before"
+    returning.turn("yes, I have")
+    assert returning.ctx.patient is None and returning.ctx.callback_reason == "unverified_identity"
+    assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
+
+    new = make_engine()
+    unfound(new)
+    assert new.turn("no, never").state == "confirm_new_patient"
+
+    said_new = make_engine()
+    said_new.start(CallInfo(caller_id=""))
+    say(said_new, "Hi, I'd like to book a follow-up, I'm a new patient", "Mia Wong", "fourth of March eighty five")
+    assert said_new.turn("0412 555 019").state == "confirm_new_patient"   # said so: not asked
