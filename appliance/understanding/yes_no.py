@@ -113,6 +113,8 @@ _THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", 
 _SKIP_AT_HEAD = frozenset({"oh", "well", "so", "and", "but", "ah", "look", "listen", "hey", "hi", "hello", "um",
                            "okay", "mate"})
 _THAT_IS_IT = re.compile(r"\bthat is it\b")
+_FAREWELL = re.compile(r"\b(?:bye|goodbye|see (?:you|ya)|have a (?:good|nice|great|lovely|wonderful) \w+|"
+                       r"talk (?:to you )?soon|catch you later)\b")
 _ALL_GOOD = re.compile(r"\ball good\b")
 
 
@@ -242,6 +244,10 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
                 hits[intent].raise_to("high", f"{question.name}_prompt")
     if question.closing and "goodbye" in hits:
         hits["goodbye"].raise_to("high", f"{question.name}_prompt")
+    if question.personal and "goodbye" in hits and not _FAREWELL.search(text):
+        # asked for a detail of their own (a name, a date of birth), "that was all, thanks" is likelier an answer
+        # written as words it sounds like than a caller leaving; a farewell said outright ("bye") still is one
+        hits["goodbye"].confidence = "low"
     if "yes" in hits and "no" in hits:
         yes, no = hits["yes"], hits["no"]
         if yes.confidence != "high" and no.confidence == "high":

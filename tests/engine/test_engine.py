@@ -513,7 +513,17 @@ def test_a_goodbye_only_guessed_at_mid_task_ends_no_call(engine, heard):
     assert not result.ended and result.waiting_for == "full_name"
 
 
-@pytest.mark.parametrize("heard", ["bye", "no that's it, bye", "goodbye, thanks"])
+@pytest.mark.parametrize("heard", ["That was all. Thanks.", "That's all, thanks.", "That's everything.",
+                                   "Nothing else."])
+def test_a_closing_without_a_farewell_where_a_detail_of_their_own_was_asked_ends_no_call(engine, heard):
+    """Asked for a name, "That was all. Thanks." is likelier a name written as words it sounds like."""
+    engine.start(CallInfo(caller_id=""))
+    engine.turn("I'd like to book a massage")
+    result = engine.turn(heard)
+    assert not result.ended and result.waiting_for == "full_name"
+
+
+@pytest.mark.parametrize("heard", ["bye", "no that's it, bye", "goodbye, thanks", "that's all, have a good day"])
 def test_a_plain_goodbye_mid_task_still_ends_the_call(engine, heard):
     engine.start(CallInfo(caller_id=""))
     engine.turn("I'd like to book a massage")
