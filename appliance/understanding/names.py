@@ -265,7 +265,7 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
             continue
         if kept and not taken_back and name_part in ("first", "last") and run.letters.startswith(kept[-1].letters) \
                 and len(run.letters) > len(kept[-1].letters) and kept[-1].end < len(ct.tokens) \
-                and _letter(ct.tokens, kept[-1].end) is None and not ct.tokens[kept[-1].end] in _SPELL_MARKS:
+                and _letter(ct.tokens, kept[-1].end) is None and ct.tokens[kept[-1].end] not in _SPELL_MARKS:
             kept[-1] = run   # the name said first, its opening written as letters ("O D, guard"), then spelled
             continue
         kept.append(run)

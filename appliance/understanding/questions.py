@@ -31,7 +31,6 @@ for a new kind of answer).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -40,6 +39,7 @@ from anyascii import anyascii
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..yaml_files import read_yaml
+from .calendar_phrases import valid_date
 from .normalise import normalise
 
 # The kinds of answer understanding can read. `extractors.py` may register more.
@@ -242,19 +242,12 @@ def _digit_groups_as_date(heard: str) -> str:
         # one way of splitting the three digits that makes a date (in either order) is taken
         year = int(digits[3:])
         splits = [(digits[:1], digits[1:3]), (digits[:2], digits[2:3])]
-        dates = [f"{a}/{b}/{year}" for a, b in splits if _a_date(year, int(a), int(b)) or _a_date(year, int(b), int(a))]
+        dates = [f"{a}/{b}/{year}" for a, b in splits
+                 if valid_date(year, int(a), int(b)) or valid_date(year, int(b), int(a))]
         return dates[0] if len(dates) == 1 else heard
     if len(digits) not in (6, 8):
         return heard
     return f"{digits[:2]}/{digits[2:4]}/{digits[4:]}"
-
-
-def _a_date(year: int, month: int, day: int) -> bool:
-    try:
-        date(year, month, day)
-    except ValueError:
-        return False
-    return True
 
 
 @dataclass(frozen=True)

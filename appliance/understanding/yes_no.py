@@ -90,10 +90,14 @@ _CORRECTION_HEAD = re.compile(
     rf"not)|{_APOLOGY},? (?:it is|it was|i meant|i said|i mean|not|make that|that should be|i got)|oops|hang on|"
     r"hold on)\b")
 
+# a farewell said outright: a goodbye wherever it is said
+_FAREWELL_WORDS = (r"\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|catch you later|talk (?:to you )?soon|"
+                   r"have a (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|afternoon|weekend))\b")
+_FAREWELL = re.compile(_FAREWELL_WORDS)
+
 GOODBYE_RULES = RuleSet(
     rule("goodbye", "high",
-         r"\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|catch you later|talk (?:to you )?soon|"
-         r"have a (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|afternoon|weekend))\b",
+         _FAREWELL_WORDS,
          r"\bthat is (?:all|everything|all i needed|all i need|about it|all for (?:now|today)|it for (?:now|today))\b"
          r"(?! (?:for|you|i|of|on|in)\b)",
          r"\bnothing else\b|\bthat will (?:be all|do)\b|\bno more questions\b|\bthat was all\b",
@@ -113,8 +117,6 @@ _THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", 
 _SKIP_AT_HEAD = frozenset({"oh", "well", "so", "and", "but", "ah", "look", "listen", "hey", "hi", "hello", "um",
                            "okay", "mate"})
 _THAT_IS_IT = re.compile(r"\bthat is it\b")
-_FAREWELL = re.compile(r"\b(?:bye|goodbye|see (?:you|ya)|have a (?:good|nice|great|lovely|wonderful) \w+|"
-                       r"talk (?:to you )?soon|catch you later)\b")
 _ALL_GOOD = re.compile(r"\ball good\b")
 
 
