@@ -155,6 +155,10 @@ UNHEARD_MIN_S = 0.15
 # of 57 it heard as a no: a short answer (SHORT_ANSWER_WORDS or fewer) it doubts that much is "not heard" there.
 DOUBTED_SPEECH = 0.4
 SHORT_ANSWER_WORDS = 3
+# ... but not a two-note yes written as one: Whisper writes "Uh-huh." or "Aha." only for a two-note sound (none of
+# 240 hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 96 "uh-uh" and "huh?"), while its doubt on
+# real ones ran 0.17-0.51
+TWO_NOTE_YES = re.compile(r"(?:uh-?huh|a-?ha|mm-?hmm)[.!]?", re.IGNORECASE)
 # the most the hand-over waits for the understanding layer's reading of a transcript (the engine's thread reads it);
 # without it the transcript's words alone decide whether the answer is whole
 READING_WAIT_S = 0.2
@@ -636,7 +640,8 @@ class CallerListener(STTService):
         if self.question is None or not self.question.short_answers:
             return False
         if heard.has_words:
-            return len(heard.text.split()) <= SHORT_ANSWER_WORDS and heard.no_speech >= DOUBTED_SPEECH
+            return (len(heard.text.split()) <= SHORT_ANSWER_WORDS and heard.no_speech >= DOUBTED_SPEECH
+                    and not TWO_NOTE_YES.fullmatch(heard.text.strip()))
         return self._sounded(utt)
 
     def _sounded(self, utt: _Utterance) -> bool:

@@ -362,6 +362,9 @@ def _asked(short_answers: bool):
     ("", 0.1, False, 1000, ("", False)),        # where no short answer settles anything: waiting goes on
     ("", 0.1, True, 100, ("", False)),          # too faint to be speech
     ("Yeah.", 0.5, True, 1000, ("", True)),     # a throat-clear Whisper wrote as "Yeah.", doubting it was speech
+    ("Uh-huh.", 0.5, True, 1000, ("Uh-huh.", False)),   # a two-note yes, written as one, however doubted
+    ("Aha.", 0.5, True, 1000, ("Aha.", False)),
+    ("Uh-uh.", 0.5, True, 1000, ("", True)),     # the two-note no is no exception
     ("Yeah.", 0.1, True, 1000, ("Yeah.", False)),
     ("Yeah.", 0.5, False, 1000, ("Yeah.", False)),
     ("Yes, but can we make it Thursday", 0.5, True, 1000, ("Yes, but can we make it Thursday", False)),

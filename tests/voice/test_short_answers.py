@@ -98,3 +98,15 @@ def test_a_breath_a_cough_or_a_soft_grunt_at_a_read_back_is_never_a_yes(runtime,
     outcome = asyncio.run(answer_read_back(runtime, flow, [Say(pcm, at=0.8, answered=False) for pcm in sounds]))
     assert not outcome.booked, outcome
     assert all(answer.waiting_for == "confirm" for answer in outcome.answers), outcome   # asked again, if anything
+
+
+def test_a_two_note_yes_whisper_doubts_was_speech_is_still_a_yes(runtime, flow):
+    """Said with the simulated caller's own variation (these seeds: Whisper writes "Uh-huh." or "Aha." but doubts
+    the clip held speech by 0.4-0.51, which for a "Yeah." would mean a hesitation), "uh-huh" books."""
+    from appliance.simulate.caller_speech import CallerVoice
+
+    rate = runtime.settings.voice.sample_rate
+    for seed in (1, 2, 5):
+        pcm = CallerVoice(runtime, rate, voice="piper-joe", line="g711", seed=seed).audio("uh-huh")
+        outcome = asyncio.run(answer_read_back(runtime, flow, [Say(pcm, at=0.3)]))
+        assert outcome.came_to == "yes" and outcome.booked, (seed, outcome)
