@@ -186,7 +186,7 @@ _TIES = ("thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 # Confusions a template cannot undo, named in a repair as `means: "@name"`
 REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # an "oh" written as a letter inside a digit group: "o412", "07o0", "l770l", reduced: "a198"
-    "letters_as_zero": lambda heard: regex.sub(r"[olwaOLWA]", "0", heard),
+    "letters_as_zero": lambda heard: regex.sub(r"[oO]'|[olwaOLWA]", "0", heard),
     # a date said as digit groups ("oh four, twenty-four, ninety-nine") written as one run of digits, or split
     # where the voice paused ("042499", "26-0392", "0 6-0 4-66"): two digits of day or month each, then the year
     "digit_groups_as_date": lambda heard: _digit_groups_as_date(heard),
