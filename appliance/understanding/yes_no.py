@@ -94,6 +94,12 @@ _CORRECTION_HEAD = re.compile(
 _FAREWELL_WORDS = (r"\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|catch you later|talk (?:to you )?soon|"
                    r"have a (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|afternoon|weekend))\b")
 _FAREWELL = re.compile(_FAREWELL_WORDS)
+# what a caller leaving part way says before the farewell ("oh forget it, bye", "sorry, I'll call back later, bye")
+_BEFORE_LEAVING = frozenset(
+    "thanks thank you very much so ok okay great lovely cheers ta all right that is no not actually never mind "
+    "forget it sorry then i will call ring back later tomorrow another time try again just leave it well oh um "
+    "look listen hey mate".split())
+_WORD = re.compile(r"[a-z']+")
 
 GOODBYE_RULES = RuleSet(
     rule("goodbye", "high",
@@ -246,9 +252,11 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
                 hits[intent].raise_to("high", f"{question.name}_prompt")
     if question.closing and "goodbye" in hits:
         hits["goodbye"].raise_to("high", f"{question.name}_prompt")
-    if question.personal and "goodbye" in hits and not _FAREWELL.search(text):
+    if question.personal and "goodbye" in hits and not _leaving_outright(text):
         # asked for a detail of their own (a name, a date of birth), "that was all, thanks" is likelier an answer
-        # written as words it sounds like than a caller leaving; a farewell said outright ("bye") still is one
+        # written as words it sounds like than a caller leaving; a farewell said outright ("bye", "forget it, bye")
+        # still is one, but not one after words of another kind (a name misheard, and the decoder's habit of
+        # ending unclear words with a farewell: "Keep it all cute, see you later.")
         hits["goodbye"].confidence = "low"
     if "yes" in hits and "no" in hits:
         yes, no = hits["yes"], hits["no"]
@@ -256,6 +264,12 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
             del hits["yes"]
         elif no.confidence != "high" and yes.confidence == "high":
             del hits["no"]
+
+
+def _leaving_outright(text: str) -> bool:
+    """A farewell said, after nothing but the words callers leave with."""
+    m = _FAREWELL.search(text)
+    return m is not None and set(_WORD.findall(text[:m.start()])) <= _BEFORE_LEAVING
 
 
 # what is heard between two versions of an answer: no question of its own

@@ -523,7 +523,20 @@ def test_a_closing_without_a_farewell_where_a_detail_of_their_own_was_asked_ends
     assert not result.ended and result.waiting_for == "full_name"
 
 
-@pytest.mark.parametrize("heard", ["bye", "no that's it, bye", "goodbye, thanks", "that's all, have a good day"])
+@pytest.mark.parametrize("heard", ["Keep it all cute, see you later.", "It's Jane, bye.", "Martin Oakes, see you.",
+                                   "Pretty Grove Lee, have a good day."])
+def test_a_farewell_after_words_of_another_kind_where_a_detail_of_their_own_was_asked_ends_no_call(engine, heard):
+    """Asked for a name, unclear words the decoder ended with a farewell are likelier the name than a caller leaving:
+    the name is taken, or asked for again."""
+    engine.start(CallInfo(caller_id=""))
+    engine.turn("I'd like to book a massage")
+    result = engine.turn(heard)
+    assert not result.ended and result.waiting_for in ("full_name", "dob")
+
+
+@pytest.mark.parametrize("heard", ["bye", "no that's it, bye", "goodbye, thanks", "that's all, have a good day",
+                                   "oh forget it, bye", "never mind, goodbye", "ok never mind then, bye",
+                                   "actually just leave it, see you"])
 def test_a_plain_goodbye_mid_task_still_ends_the_call(engine, heard):
     engine.start(CallInfo(caller_id=""))
     engine.turn("I'd like to book a massage")
