@@ -28,6 +28,7 @@ from .conditions import CONDITIONS, RuleEnv, intent_trigger
 from .context import CallContext
 from .expected_answers import expected_answers
 from .flow import RETURN, Condition, Edge, Flow, State
+from .preview import preview_reply
 from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
 from .tools import TOOLS, Ledger, ToolKind, ToolRunner
@@ -129,6 +130,11 @@ class Engine:
 
         self._guarded(handle)
         return self._finish_turn(text, trigger[0])
+
+    def preview(self, text: str, *, doubtful: tuple[str, ...] = ()) -> str | None:
+        """The reply `text` would get now, worked out on a copy of the call that writes and records nothing; None
+        where the turn would write or ask the language model (preview.py)."""
+        return preview_reply(self, text, doubtful=doubtful)
 
     def hangup(self) -> str:
         """The caller hung up (or the call was cut): close the record; returns the outcome."""

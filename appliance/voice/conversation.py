@@ -51,7 +51,7 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from ..engine.types import CallInfo, TurnResult
 from .engine_host import EngineHost
-from .frames import AgentSpeechFrame, CallerTurnFrame, SpeechMarkFrame
+from .frames import AgentSpeechFrame, CallerTurnFrame, PrepareSpeechFrame, ProvisionalTurnFrame, SpeechMarkFrame
 from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES
 
 log = logging.getLogger("appliance.voice")
@@ -162,6 +162,7 @@ class EngineProcessor(FrameProcessor):
         self._silence: asyncio.Task | None = None
         self._silence_attempts = 0
         self._hung_up = False
+        self._turns_in = 0   # caller turns received: a reply made ready for words since taken is not sent
         self._cut: Cut | None = None
         self._keep = self._names_to_keep()
         self._fillers = random.Random(call_id)   # seeded by the call: a rerun says the same ones
@@ -177,7 +178,11 @@ class EngineProcessor(FrameProcessor):
                 self._main = self.create_task(self._run())
             return
         if isinstance(frame, CallerTurnFrame):
+            self._turns_in += 1
             self._inbox.put_nowait(("turn", frame))
+            return
+        if isinstance(frame, ProvisionalTurnFrame):
+            self.create_task(self._prepare_reply(frame, self._turns_in))
             return
         if isinstance(frame, VADUserStartedSpeakingFrame):
             self._stop_silence_timer()
@@ -352,6 +357,21 @@ class EngineProcessor(FrameProcessor):
         if attempt.used:
             return dataclasses.replace(result, reply=attempt.text)
         return result
+
+    async def _prepare_reply(self, frame: ProvisionalTurnFrame, turns_in: int) -> None:
+        """While the listener waits out the quiet after `frame`'s words: the reply the engine would give them, worked
+        out on a copy of the call that changes nothing, goes to the speaker to be made ready. Not where the LLM
+        rewords replies (the words would differ), nor once the turn has been taken."""
+        preview = getattr(self.engine, "preview", None)
+        if preview is None or self.rephraser is not None or self.finished.is_set() or self._hung_up:
+            return
+        try:
+            reply = await self.host.call(preview, frame.text, doubtful=frame.doubtful)
+        except Exception as exc:   # only a head start lost: the turn itself is taken as ever
+            log.debug("call %s: no reply made ready (%s)", self.call_id, type(exc).__name__)
+            return
+        if reply and self._turns_in == turns_in and not self.finished.is_set():
+            await self.push_frame(PrepareSpeechFrame(text=reply))
 
     def _write_may_follow(self) -> bool:
         """The last question was a read-back: a yes now runs a write (a store that is slow or locked)."""

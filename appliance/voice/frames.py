@@ -39,6 +39,24 @@ class CallerTurnFrame(DataFrame):
 
 
 @dataclass
+class ProvisionalTurnFrame(DataFrame):
+    """A caller turn's words, transcribed, while the listener still waits out the quiet that keeps a sentence whole:
+    the reply can be made ready meanwhile (engine/preview.py). The turn itself follows as a CallerTurnFrame, or
+    does not, if the caller went on."""
+
+    text: str = ""
+    doubtful: tuple[str, ...] = ()
+
+
+@dataclass
+class PrepareSpeechFrame(DataFrame):
+    """A reply the agent is likely to say next: the speaker makes its first phrase ready, and plays it at once if
+    the reply then asked for is exactly this text."""
+
+    text: str = ""
+
+
+@dataclass
 class CallerBargeInFrame(SystemFrame):
     """The caller spoke real words over the agent: the agent has been told to stop."""
 

@@ -64,7 +64,8 @@ whole. A transcript is handed over only once the line has been quiet
 `HANDOVER_QUIET_S` after the words (sound starting again meanwhile holds it
 for the VAD to reopen the utterance): with Whisper as quick as it is now,
 "Oh sorry, | I think I dialled the wrong number" otherwise reached the engine
-as two turns over a real-time line. If
+as two turns over a real-time line. While it waits, the words go ahead as a
+ProvisionalTurnFrame, so the reply can be worked out and made ready meanwhile. If
 STT fails, the turn still goes on, marked `stt_failed`, so the engine asks
 again: the call never goes quiet. So does speech Whisper makes no words of at
 a question that short answers settle ("uh-huh" comes back empty), marked
@@ -101,7 +102,7 @@ from pipecat.utils.time import time_now_iso8601
 
 from ..understanding import Question
 from .answer_scoring import Expected, expected_for
-from .frames import CallerTurnFrame
+from .frames import CallerTurnFrame, ProvisionalTurnFrame
 from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .stt import Transcript, WhisperTranscriber
 from .turn_analyzer import (QuestionTurnAnalyzer, answer_looks_complete, completes_sooner,  # noqa: F401 (tests' names)
@@ -608,6 +609,9 @@ class CallerListener(STTService):
         if not self.accepting or utt.finished_as != generation:
             return  # the caller went on: this utterance will be sent again, whole
         quick = failed is None and answer_looks_complete(self.question, heard.text, await self._reading(heard))
+        if failed is None and heard.has_words and not self._not_heard(utt, heard) and self._holding(utt, quick):
+            # the reply can be worked out and its first phrase made while the quiet is waited out
+            await self.push_frame(ProvisionalTurnFrame(text=heard.text, doubtful=heard.doubtful))
         await self._hold_for_more(utt, generation, quick=quick)
         if not self.accepting or utt.finished_as != generation:
             return
@@ -650,10 +654,8 @@ class CallerListener(STTService):
         return loud >= UNHEARD_MIN_S * self.rate
 
 
-    async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False) -> None:
-        """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's last sound (`quick`:
-        QUICK_HANDOVER_QUIET_S; without a sound tracked, HANDOVER_QUIET_S after the VAD's end), or the caller
-        has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
+    def _quiet_window(self, utt: _Utterance, quick: bool) -> tuple[int, int]:
+        """The line samples from which no sound may come, and until which, before `utt` is handed over."""
         quiet_from = utt.end_sample + int(WORD_FADE_S * self.rate)
         quiet_until = utt.end_sample + int(HANDOVER_QUIET_S * self.rate)
         if utt.loud_until:
@@ -662,6 +664,17 @@ class CallerListener(STTService):
             quiet_s = QUICK_HANDOVER_QUIET_S if quick else HANDOVER_QUIET_S
             quiet_from = utt.loud_until
             quiet_until = max(utt.loud_until, utt.end_sample - int(VAD_LAG_S * self.rate)) + int(quiet_s * self.rate)
+        return quiet_from, quiet_until
+
+    def _holding(self, utt: _Utterance, quick: bool) -> bool:
+        """Whether the hand-over of `utt` will still wait for quiet (there is time to make the reply ready)."""
+        return self._samples < self._quiet_window(utt, quick)[1]
+
+    async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False) -> None:
+        """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's last sound (`quick`:
+        QUICK_HANDOVER_QUIET_S; without a sound tracked, HANDOVER_QUIET_S after the VAD's end), or the caller
+        has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
+        quiet_from, quiet_until = self._quiet_window(utt, quick)
         give_up = time.monotonic() + HANDOVER_MAX_HOLD_S
         while utt.finished_as == generation and self.accepting and time.monotonic() < give_up:
             if self._samples >= quiet_until and not self._sound_since(quiet_from):

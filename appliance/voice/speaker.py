@@ -4,7 +4,9 @@ Cached phrases (greeting, fillers) play at once; anything else is made by
 Piper on a worker thread, phrase by phrase (`tts.phrases`), each pushed the
 moment it exists, so a reply's first phrase plays while the rest is made. A
 phrase found in the cache (the fixed opening words of a reply template,
-"Thanks." of "Thanks. {ask}") is not made again.
+"Thanks." of "Thanks. {ask}") is not made again. Nor is the first phrase of a reply made ready (a
+PrepareSpeechFrame: the reply the engine worked out ahead while the caller's quiet was waited out, made behind
+every call's turns on the TTS lane) when that reply is the one then asked for.
 The near silence a voice puts before its first sound is cut from an utterance's first
 audio (`audio.trim_leading_quiet`): the caller would hear it as wait.
 Around an utterance's audio go a start and an end SpeechMarkFrame, which the
@@ -48,7 +50,7 @@ from pipecat.services.settings import TTSSettings
 from pipecat.services.tts_service import TTSService
 
 from .audio import trim_leading_quiet
-from .frames import AgentSpeechFrame, SpeechMarkFrame
+from .frames import AgentSpeechFrame, PrepareSpeechFrame, SpeechMarkFrame
 from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .speech_cache import TTS_FALLBACK, SpeechCache
 from .tts import PiperSynthesizer, phrases
@@ -77,6 +79,9 @@ class PiperSpeaker(TTSService):
         self.call_id = call_id
         self.on_failure = on_failure
         self.failures = 0
+        # a reply made ready while the caller's quiet was waited out: (its text, its jobs, the making of its first
+        # phrase); see PrepareSpeechFrame
+        self._ready: tuple[str, list[Job], asyncio.Task] | None = None
 
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         if isinstance(frame, _PIPECAT_TTS_FRAMES):
@@ -87,8 +92,16 @@ class PiperSpeaker(TTSService):
         await super(TTSService, self).process_frame(frame, direction)
         if isinstance(frame, AgentSpeechFrame):
             await self._speak(frame)
+        elif isinstance(frame, PrepareSpeechFrame):
+            self._make_ready(frame.text)
         else:
             await self.push_frame(frame, direction)
+
+    async def cleanup(self):
+        if self._ready is not None:
+            self._ready[2].cancel()
+            self._ready = None
+        await super().cleanup()
 
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
         """Pipecat's text to speech: phrase by phrase, the cached ones from the cache."""
@@ -118,11 +131,15 @@ class PiperSpeaker(TTSService):
             await self.push_frame(TTSAudioRawFrame(audio=pcm, sample_rate=self.rate, num_channels=1))
 
         cached = self.cache.get(frame.text, self.rate)
+        ready = self._take_ready(frame.text) if cached is None else None
         if cached is not None:
             await emit(cached)
         else:
             try:
-                async for pcm in self._synthesise(frame.text, jobs):
+                made = await self._made_ready(ready, jobs)
+                for pcm in made:
+                    await emit(pcm)
+                async for pcm in self._synthesise(frame.text, jobs, start=1 if made else 0):
                     await emit(pcm)
             except asyncio.CancelledError:
                 raise
@@ -142,16 +159,60 @@ class PiperSpeaker(TTSService):
             await self.push_frame(TTSStoppedFrame())
         await self.push_frame(SpeechMarkFrame(utterance_id=frame.utterance_id, edge="end", failed=failed))
 
-    async def _synthesise(self, text: str, jobs: list[Job] | None = None):
-        """Sentences from Piper on the box's TTS lane, as they are made; stops the work when cancelled. The
-        scheduler's job is added to `jobs`, for its queue wait."""
+    def _make_ready(self, text: str) -> None:
+        """Start making the first phrase of `text`, a reply the agent is likely to say next, behind every call's
+        turns on the TTS lane; one such reply at a time (a newer one replaces it)."""
+        first = next(iter(phrases(text)), None)
+        if first is None or self.cache.get(first, self.rate) is not None:
+            return   # nothing to make, or its opening is made already
+        if self._ready is not None:
+            self._ready[2].cancel()
+        jobs: list[Job] = []
+
+        async def make() -> list[bytes]:
+            return [pcm async for pcm in self._synthesise(first, jobs, priority=Priority.SPECULATIVE)]
+
+        self._ready = (text, jobs, asyncio.ensure_future(make()))
+
+    def _take_ready(self, text: str) -> tuple[list[Job], asyncio.Task] | None:
+        """The making of `text`'s first phrase, if that is the reply made ready; any other is dropped."""
+        ready, self._ready = self._ready, None
+        if ready is None:
+            return None
+        if ready[0] != text:
+            ready[2].cancel()
+            return None
+        for job in ready[1]:
+            self.scheduler.promote(job, Priority.TURN_ENDED)   # the caller now waits for it
+        return ready[1], ready[2]
+
+    async def _made_ready(self, ready: tuple[list[Job], asyncio.Task] | None, jobs: list[Job]) -> list[bytes]:
+        """The first phrase made ahead (its job joins `jobs`, for the queue wait), or [] to make it now."""
+        if ready is None:
+            return []
+        ready_jobs, task = ready
+        try:
+            made = await task
+        except asyncio.CancelledError:
+            if asyncio.current_task().cancelling():
+                raise
+            return []
+        except Exception:   # made again below; a failing voice fails there, where it is handled
+            return []
+        jobs.extend(ready_jobs)
+        return made
+
+    async def _synthesise(self, text: str, jobs: list[Job] | None = None, *, priority: Priority = Priority.TURN_ENDED,
+                          start: int = 0):
+        """Sentences from Piper on the box's TTS lane, as they are made, from phrase `start` on; stops the work
+        when cancelled. The scheduler's job is added to `jobs`, for its queue wait."""
         loop = asyncio.get_running_loop()
         out: asyncio.Queue = asyncio.Queue()
         stop = threading.Event()
 
         def work() -> None:
             try:
-                for phrase in phrases(text):
+                for phrase in phrases(text)[start:]:
                     cached = self.cache.get(phrase, self.rate)   # a reply's fixed opening, made before the call
                     for pcm in [cached] if cached is not None else self.synthesizer.phrase(phrase, self.rate, stop):
                         if stop.is_set():
@@ -162,7 +223,7 @@ class PiperSpeaker(TTSService):
             finally:
                 loop.call_soon_threadsafe(out.put_nowait, _DONE)
 
-        job = self.scheduler.submit("tts", work, priority=Priority.TURN_ENDED, size=len(text),
+        job = self.scheduler.submit("tts", work, priority=priority, size=len(text),
                                     label=f"call {self.call_id}")
         if jobs is not None:
             jobs.append(job)

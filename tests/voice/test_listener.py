@@ -386,3 +386,38 @@ def test_what_a_short_answer_cannot_be_told_from_goes_to_the_engine_as_not_heard
         assert [(t.text, t.unheard) for t in turns] == [handed_over]
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("heard, provisional", [
+    ("Tom Harris.", ["Tom Harris."]),
+    ("", []),                               # nothing to work a reply out from
+])
+def test_words_are_passed_on_ahead_while_the_quiet_after_them_is_waited_out(heard, provisional):
+    import asyncio
+
+    from appliance.voice.frames import CallerTurnFrame, ProvisionalTurnFrame
+
+    async def scenario():
+        ears, turns, _ = _ears_hearing(heard)
+        order: list = []
+        handed_over = ears.push_frame
+
+        async def push_frame(frame, direction=None):
+            order.append(frame)
+            await handed_over(frame, direction)
+
+        ears.push_frame = push_frame
+        feed(ears, 0.5, 0)
+        feed(ears, 0.2, 1000)
+        ears._speech_started()
+        feed(ears, 0.4, 1000)
+        feed(ears, 0.25, 0)
+        ears._speech_stopped()
+        await _settle(ears, turns)
+        ahead = [frame.text for frame in order if isinstance(frame, ProvisionalTurnFrame)]
+        assert ahead == provisional
+        if provisional:   # ... before the turn itself
+            kinds = [type(frame) for frame in order if isinstance(frame, (ProvisionalTurnFrame, CallerTurnFrame))]
+            assert kinds == [ProvisionalTurnFrame, CallerTurnFrame]
+
+    asyncio.run(scenario())

@@ -157,3 +157,98 @@ def test_trimming_keeps_quiet_audio_and_a_soft_onset_whole():
     pcm = bytes(1600) + onset
     trimmed = trim_leading_quiet(pcm, RATE)
     assert trimmed.endswith(onset) and len(trimmed) == len(onset) + int(0.01 * RATE) * 2
+
+
+def _spoken_after_ready(speaker: PiperSpeaker, ready: str, said: str) -> list[bytes]:
+    """`ready` made ready (as while the caller's quiet is waited out), then `said` spoken: its audio."""
+    audio: list[bytes] = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, TTSAudioRawFrame):
+            audio.append(frame.audio)
+
+    async def main():
+        speaker.push_frame = push_frame
+        speaker._make_ready(ready)
+        await asyncio.sleep(0.2)             # the voice makes it meanwhile
+        await speaker._speak(AgentSpeechFrame(text=said, kind="reply", utterance_id=1))
+
+    asyncio.run(main())
+    return audio
+
+
+def test_a_reply_made_ready_plays_its_first_phrase_without_making_it_again(tmp_path):
+    voice = _Voice(tmp_path)
+    speaker = PiperSpeaker(voice, SpeechCache(voice, None), RATE)
+    reply = "Thanks, Tom. And your date of birth?"
+    audio = _spoken_after_ready(speaker, reply, reply)
+    assert audio == [b"Thanks, Tom.", b"And your date of birth?"]
+    assert voice.made == ["Thanks, Tom.", "And your date of birth?"]      # each phrase made once
+
+
+def test_a_reply_other_than_the_one_made_ready_is_made_whole(tmp_path):
+    voice = _Voice(tmp_path)
+    speaker = PiperSpeaker(voice, SpeechCache(voice, None), RATE)
+    audio = _spoken_after_ready(speaker, "Thanks, Tom. And your date of birth?", "Sorry, could you say that again?")
+    assert audio == [b"Sorry, could you say that again?"]
+    assert speaker._ready is None                                          # the other one is let go
+
+
+def test_a_reply_whose_opening_is_cached_is_not_made_ready_again(tmp_path):
+    voice = _Voice(tmp_path)
+    cache = SpeechCache(voice, None)
+    cache.warm(["Just to confirm:"], RATE)
+    voice.made.clear()
+    speaker = PiperSpeaker(voice, cache, RATE)
+    speaker._make_ready("Just to confirm: a massage on Thursday the 26th at 9 am. Shall I book it?")
+    assert speaker._ready is None and voice.made == []
+
+
+class _PreviewingEngine:
+    llm_ms = None
+
+    def __init__(self):
+        self.previewed: list[str] = []
+
+    def preview(self, text, doubtful=()):
+        self.previewed.append(text)
+        return f"Thanks. You said {text}."
+
+
+def _made_ready(processor: EngineProcessor, frames: list, *, turn_between: bool = False) -> list[str]:
+    from appliance.voice.frames import CallerTurnFrame, PrepareSpeechFrame
+
+    out: list[str] = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, PrepareSpeechFrame):
+            out.append(frame.text)
+
+    async def main():
+        processor.push_frame = push_frame
+        for frame in frames:
+            task = asyncio.ensure_future(processor._prepare_reply(frame, processor._turns_in))
+            if turn_between:
+                processor._turns_in += 1     # the turn itself came in while the reply was worked out
+            await task
+
+    asyncio.run(main())
+    return out
+
+
+def test_words_heard_while_the_quiet_is_waited_out_have_their_reply_made_ready():
+    from appliance.voice.frames import ProvisionalTurnFrame
+
+    host = EngineHost("preview")
+    try:
+        engine = _PreviewingEngine()
+        processor = EngineProcessor(host=host, engine=engine, filler_after_ms=300)
+        assert _made_ready(processor, [ProvisionalTurnFrame(text="Tom Harris")]) == ["Thanks. You said Tom Harris."]
+        # not once the turn itself has been taken: that reply is under way already
+        assert _made_ready(processor, [ProvisionalTurnFrame(text="Tom")], turn_between=True) == []
+        # nor where the language model rewords replies: its words would differ
+        processor.rephraser = object()
+        assert _made_ready(processor, [ProvisionalTurnFrame(text="Tom Harris")]) == []
+        assert engine.previewed == ["Tom Harris", "Tom"]
+    finally:
+        host.close()
