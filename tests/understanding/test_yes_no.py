@@ -132,15 +132,24 @@ def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, 
     assert intent_names(hear(written, question)) == ["yes"]
 
 
-@pytest.mark.parametrize("written", ["Aha", "Aha.", "A-ha."])
+@pytest.mark.parametrize("written", ["Aha", "Aha.", "A-ha.", "Ah ha", "Ah-ha.", "Ah, ha."])
 @pytest.mark.parametrize("question", ["confirm", "been_before"])
 def test_a_two_note_uh_huh_written_aha_is_a_yes_as_the_whole_answer(written, question) -> None:
     assert intent_names(hear(written, question)) == ["yes"]
 
 
-@pytest.mark.parametrize("written", ["Uhuh.", "aha, and how much is it?"])
+@pytest.mark.parametrize("written", ["Uhuh.", "aha, and how much is it?", "Ha ha.", "Ah ha, how much is it?"])
 def test_uhuh_and_an_aha_before_more_are_no_yes(written) -> None:
     assert "yes" not in intent_names(hear(written, "confirm"))
+
+
+@pytest.mark.parametrize("written", ["Ron.", "ron", "Rong."])
+def test_wrong_said_alone_and_written_as_a_name_is_a_no(written) -> None:
+    assert intent_names(hear(written, "confirm")) == ["no"]
+
+
+def test_the_name_ron_in_a_longer_answer_is_no_no() -> None:
+    assert "no" not in intent_names(hear("Ron Smith, yes", "confirm"))
 
 
 @pytest.mark.parametrize("written", ["Crack.", "crack", "Correck."])
