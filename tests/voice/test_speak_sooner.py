@@ -45,14 +45,19 @@ class _Voice:
         yield phrase.encode()
 
 
-def _spoken(speaker: PiperSpeaker, text: str) -> list[bytes]:
-    audio: list[bytes] = []
+def _collector(kind: type, part: str):
+    """A list, and a push_frame that adds to it `part` of each frame of `kind` pushed."""
+    got: list = []
 
     async def push_frame(frame, direction=None):
-        if isinstance(frame, TTSAudioRawFrame):
-            audio.append(frame.audio)
+        if isinstance(frame, kind):
+            got.append(getattr(frame, part))
 
-    speaker.push_frame = push_frame
+    return got, push_frame
+
+
+def _spoken(speaker: PiperSpeaker, text: str) -> list[bytes]:
+    audio, speaker.push_frame = _collector(TTSAudioRawFrame, "audio")
     asyncio.run(speaker._speak(AgentSpeechFrame(text=text, kind="reply", utterance_id=1)))
     return audio
 
@@ -75,14 +80,19 @@ def test_the_fixed_opening_of_a_reply_template_is_cached_and_played_without_synt
     assert voice.made == ["a massage on Thursday the 26th at 9 am.", "Shall I book it?"]   # ... only the rest made
 
 
-def test_as_a_pipecat_tts_service_the_speaker_uses_the_same_cache(tmp_path):
-    from pipecat.services.tts_service import TTSService
-
+def _with_the_opening_cached(tmp_path) -> tuple[_Voice, PiperSpeaker]:
+    """A voice and a speaker whose cache holds "Just to confirm:" (the voice's record of what it made cleared)."""
     voice = _Voice(tmp_path)
     cache = SpeechCache(voice, None)
     cache.warm(["Just to confirm:"], RATE)
     voice.made.clear()
-    speaker = PiperSpeaker(voice, cache, RATE)
+    return voice, PiperSpeaker(voice, cache, RATE)
+
+
+def test_as_a_pipecat_tts_service_the_speaker_uses_the_same_cache(tmp_path):
+    from pipecat.services.tts_service import TTSService
+
+    voice, speaker = _with_the_opening_cached(tmp_path)
     assert isinstance(speaker, TTSService)
 
     async def spoken():
@@ -161,14 +171,9 @@ def test_trimming_keeps_quiet_audio_and_a_soft_onset_whole():
 
 def _spoken_after_ready(speaker: PiperSpeaker, ready: str, said: str) -> list[bytes]:
     """`ready` made ready (as while the caller's quiet is waited out), then `said` spoken: its audio."""
-    audio: list[bytes] = []
-
-    async def push_frame(frame, direction=None):
-        if isinstance(frame, TTSAudioRawFrame):
-            audio.append(frame.audio)
+    audio, speaker.push_frame = _collector(TTSAudioRawFrame, "audio")
 
     async def main():
-        speaker.push_frame = push_frame
         speaker._make_ready(ready)
         await asyncio.sleep(0.2)             # the voice makes it meanwhile
         await speaker._speak(AgentSpeechFrame(text=said, kind="reply", utterance_id=1))
@@ -195,11 +200,7 @@ def test_a_reply_other_than_the_one_made_ready_is_made_whole(tmp_path):
 
 
 def test_a_reply_whose_opening_is_cached_is_not_made_ready_again(tmp_path):
-    voice = _Voice(tmp_path)
-    cache = SpeechCache(voice, None)
-    cache.warm(["Just to confirm:"], RATE)
-    voice.made.clear()
-    speaker = PiperSpeaker(voice, cache, RATE)
+    voice, speaker = _with_the_opening_cached(tmp_path)
     speaker._make_ready("Just to confirm: a massage on Thursday the 26th at 9 am. Shall I book it?")
     assert speaker._ready is None and voice.made == []
 
@@ -216,16 +217,11 @@ class _PreviewingEngine:
 
 
 def _made_ready(processor: EngineProcessor, frames: list, *, turn_between: bool = False) -> list[str]:
-    from appliance.voice.frames import CallerTurnFrame, PrepareSpeechFrame
+    from appliance.voice.frames import PrepareSpeechFrame
 
-    out: list[str] = []
-
-    async def push_frame(frame, direction=None):
-        if isinstance(frame, PrepareSpeechFrame):
-            out.append(frame.text)
+    out, processor.push_frame = _collector(PrepareSpeechFrame, "text")
 
     async def main():
-        processor.push_frame = push_frame
         for frame in frames:
             task = asyncio.ensure_future(processor._prepare_reply(frame, processor._turns_in))
             if turn_between:
