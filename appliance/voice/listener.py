@@ -157,7 +157,7 @@ UNHEARD_MIN_S = 0.15
 DOUBTED_SPEECH = 0.4
 SHORT_ANSWER_WORDS = 3
 # ... but not a two-note yes written as one: Whisper writes "Uh-huh." or "Aha." only for a two-note sound (none of
-# 240 hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 96 "uh-uh" and "huh?"), while its doubt on
+# 240 hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 128 "uh-uh" and "huh?" in four), while its doubt on
 # real ones ran 0.17-0.51
 TWO_NOTE_YES = re.compile(r"(?:uh-?huh|ah?(?:,? |-)?ha|mm-?hmm)[.!]?", re.IGNORECASE)
 # the most the hand-over waits for the understanding layer's reading of a transcript (the engine's thread reads it);
