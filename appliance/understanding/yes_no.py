@@ -94,11 +94,6 @@ _CORRECTION_HEAD = re.compile(
 _FAREWELL_WORDS = (r"\b(?:bye|goodbye|good bye|bye bye|byebye|see you|see ya|catch you later|talk (?:to you )?soon|"
                    r"have a (?:good|nice|great|lovely|wonderful) (?:day|one|night|evening|afternoon|weekend))\b")
 _FAREWELL = re.compile(_FAREWELL_WORDS)
-# what a caller leaving part way says before the farewell ("oh forget it, bye", "sorry, I'll call back later, bye")
-_BEFORE_LEAVING = frozenset(
-    "thanks thank you very much so ok okay great lovely cheers ta all right that is no not actually never mind "
-    "forget it sorry then i will call ring back later tomorrow another time try again just leave it well oh um "
-    "look listen hey mate".split())
 _WORD = re.compile(r"[a-z']+")
 
 GOODBYE_RULES = RuleSet(
@@ -122,6 +117,10 @@ _THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", 
                           "awesome", "again"})
 _SKIP_AT_HEAD = frozenset({"oh", "well", "so", "and", "but", "ah", "look", "listen", "hey", "hi", "hello", "um",
                            "okay", "mate"})
+# what a caller leaving part way says before the farewell ("oh forget it, bye", "sorry, I'll call back later, bye")
+_BEFORE_LEAVING = _THANKS_ONLY | _SKIP_AT_HEAD | frozenset(
+    "no not actually never mind forget it sorry then i will call ring back later tomorrow another time try again "
+    "just leave".split())
 _THAT_IS_IT = re.compile(r"\bthat is it\b")
 _ALL_GOOD = re.compile(r"\ball good\b")
 
