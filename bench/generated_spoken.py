@@ -16,6 +16,9 @@ or a line costs minutes, not an hour. Every run kept goes into the
   same as in text. A call's turns are counted up to its first difference, which is
   counted against the question the caller was answering;
 - the caller word error rate, overall and per question kind;
+- existing patients identified: of the calls whose text run matched a patient on the
+  books by name and date of birth, how many spoken runs matched the same one, and how
+  many matched someone else;
 - the families that fail. Dev failures are listed with what was said and heard;
   the test split is for measuring only, so its failures are counted, never listed.
 """
@@ -108,6 +111,7 @@ def run(split: str, voice: str, line: str, count: int | None) -> Path:
     with kept.open("w", encoding="utf-8") as out:
         for row in spoken:
             row["text_turns"] = text[Path(row["file"]).name]["turns"]
+            row["text_identified"] = text[Path(row["file"]).name].get("identified")
             row.update({"split": split, "seconds": round(seconds / len(spoken), 1), "commit": _commit()})
             out.write(json.dumps(row, default=str) + "\n")
     return kept
@@ -150,8 +154,8 @@ def body(rows: list[dict]) -> str:
         "",
         "Pass rate, of the scenarios that pass in text:",
         "",
-        "| voice | line | dev | test | caller word error rate |",
-        "|---|---|---|---|---|",
+        "| voice | line | dev | test | caller word error rate | commit (dev; test) |",
+        "|---|---|---|---|---|---|",
     ]
     pairs = sorted({(v, l) for (_, v, l) in runs}, key=lambda p: (p[0] != DEFAULT_VOICE, VOICES.index(p[0]),
                                                                    LINES.index(p[1])))
@@ -162,8 +166,10 @@ def body(rows: list[dict]) -> str:
             cells.append(_rate(sum(r["passed"] for r in got), len(got)))
             errors = errors + WordErrors(sum(r.get("word_errors", 0) for r in runs.get((split, voice, line), [])),
                                          sum(r.get("words", 0) for r in runs.get((split, voice, line), [])))
+        made = "; ".join(",".join(sorted({r.get("commit", "?") for r in runs.get((split, voice, line), [])})) or "-"
+                         for split in SPLITS)
         lines.append(f"| {voice} | {line} | {cells[0]} | {cells[1]} | "
-                     + (f"{errors.rate:.1%} of {errors.words} words |" if errors.words else "- |"))
+                     + (f"{errors.rate:.1%} of {errors.words} words |" if errors.words else "- |") + f" {made} |")
 
     per_kind: dict[str, dict[str, list]] = defaultdict(lambda: {s: [0, 0, WordErrors(0, 0)] for s in SPLITS})
     for row in rows:
@@ -179,6 +185,8 @@ def body(rows: list[dict]) -> str:
         d, t = per_kind[kind]["dev"], per_kind[kind]["test"]
         lines.append(f"| {kind} | {_rate(d[0], d[1])} | {_rate(t[0], t[1])} | "
                      f"{_wer(d[2])} | {_wer(t[2])} |")
+
+    lines += identification(runs, pairs)
 
     families: dict[str, dict[str, list[int]]] = defaultdict(lambda: {s: [0, 0] for s in SPLITS})
     for row in rows:
@@ -204,6 +212,27 @@ def body(rows: list[dict]) -> str:
             lines.append(f"- {voice}, {line}, `{Path(row['file']).name}`: {where}. "
                          f"{row['failures'][0] if row['failures'] else ''}")
     return "\n".join(lines)
+
+
+def identification(runs: dict[tuple[str, str, str], list[dict]], pairs: list[tuple[str, str]]) -> list[str]:
+    """Existing patients identified by name and date of birth: of the calls whose text run matched a
+    patient on the books, how many spoken runs matched the same one, another one, or none. A run kept
+    before the field existed has no `text_identified` and is left out."""
+    counted = []
+    for voice, line in pairs:
+        cells = []
+        for split in SPLITS:
+            calls = [r for r in runs.get((split, voice, line), []) if r.get("text_identified")]
+            right = sum(r.get("identified") == r["text_identified"] for r in calls)
+            wrong = sum(r.get("identified") not in (None, r["text_identified"]) for r in calls)
+            cells.append(f"{_rate(right, len(calls))}, {wrong} as someone else" if calls else "-")
+        if cells != ["-", "-"]:
+            counted.append(f"| {voice} | {line} | {cells[0]} | {cells[1]} |")
+    if not counted:
+        return []
+    return ["", "Existing patients identified by name and date of birth (of the calls whose text run matched "
+            "a patient on the books: the spoken run matched the same patient; matched another):", "",
+            "| voice | line | dev | test |", "|---|---|---|---|", *counted]
 
 
 def _wer(errors: WordErrors) -> str:

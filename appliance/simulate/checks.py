@@ -28,6 +28,7 @@ class CallFacts:
     patients_created: list[str]
     callbacks: int
     transferred: bool
+    identified: str | None             # the patient the last name + date of birth lookup matched
 
 
 def _loads(value: Any) -> Any:
@@ -69,8 +70,10 @@ def call_facts(played: "PlayedCall") -> CallFacts:
     call = record["call"]
     outcome = call.get("outcome") if call else None
     transferred = any(t["name"] == "TransferCall" and t["result_kind"] == "ok" for t in tool_calls) and outcome == "transferred"
+    matched = [t["result"].get("patient_id") for t in tool_calls if t["name"] == "GetPatientDetails"
+               and isinstance(t["result"], dict) and t["result"].get("status") == "matched"]
     return CallFacts(call, record["turns"], record["transitions"], tool_calls, outcome, changed, created,
-                     callbacks, transferred)
+                     callbacks, transferred, matched[-1] if matched else None)
 
 
 # ---------------------------------------------------------------- always-on rules

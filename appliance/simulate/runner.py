@@ -37,13 +37,14 @@ class ScenarioResult:
     patients_created: list[str] = field(default_factory=list)
     callbacks: int = 0
     transferred: bool = False
+    identified: str | None = None      # the existing patient the call matched by name and date of birth
 
     def as_json(self) -> dict[str, Any]:
         return {
             "file": self.file, "name": self.name, "passed": self.passed, "failures": self.failures,
             "outcome": self.outcome, "turns": self.turns, "tools": self.tools,
             "appointments": self.appointments, "patients_created": self.patients_created,
-            "callbacks": self.callbacks, "transferred": self.transferred,
+            "callbacks": self.callbacks, "transferred": self.transferred, "identified": self.identified,
         }
 
     def line(self) -> str:
@@ -179,4 +180,5 @@ def judge(path: Path, played: PlayedCall, flow: Flow) -> ScenarioResult:
         file=str(path), name=played.scenario.name, passed=not failures, failures=failures,
         outcome=facts.outcome, turns=turns, tools=tools, appointments=facts.appointments,
         patients_created=facts.patients_created, callbacks=facts.callbacks, transferred=facts.transferred,
+        identified=facts.identified,
     )

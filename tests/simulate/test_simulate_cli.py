@@ -83,6 +83,7 @@ def test_json_lines(tmp_path):
     assert {"patient": "p1", "service": "followup", "practitioner": "lee", "location": "city",
             "start": "2026-11-26T12:15", "status": "booked"} in rec["appointments"]
     assert rec["patients_created"] == [] and rec["callbacks"] == 0 and rec["transferred"] is False
+    assert rec["identified"] == "p1"  # the patient the name and date of birth matched
 
 
 @pytest.mark.parametrize("option, value, choices", [
