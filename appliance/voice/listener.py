@@ -156,10 +156,11 @@ UNHEARD_MIN_S = 0.15
 # of 57 it heard as a no: a short answer (SHORT_ANSWER_WORDS or fewer) it doubts that much is "not heard" there.
 DOUBTED_SPEECH = 0.4
 SHORT_ANSWER_WORDS = 3
-# ... but not a two-note yes written as one: Whisper writes "Uh-huh." or "Aha." only for a two-note sound (none of
-# 240 hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 128 "uh-uh" and "huh?" in four), while its doubt on
-# real ones ran 0.17-0.51
-TWO_NOTE_YES = re.compile(r"(?:uh-?huh|ah?(?:,? |-)?ha|mm-?hmm)[.!]?", re.IGNORECASE)
+# ... but not a two-note yes: Whisper writes "Uh-huh.", "Aha." or "Emama." only for a two-note sound (none of 240
+# hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 128 "uh-uh" and "huh?" in four, nor 300 "um", "hmm",
+# "mm", "mm-mm", "uh-uh" in six), while its doubt on real ones ran 0.17-0.51. Its spellings are the question's own
+# whole-answer repairs (config/flows/questions.yaml); these are the two forms they repair to.
+TWO_NOTE_YES = frozenset({"uh huh", "mm hmm"})
 # the most the hand-over waits for the understanding layer's reading of a transcript (the engine's thread reads it);
 # without it the transcript's words alone decide whether the answer is whole
 READING_WAIT_S = 0.2
@@ -645,8 +646,17 @@ class CallerListener(STTService):
             return False
         if heard.has_words:
             return (len(heard.text.split()) <= SHORT_ANSWER_WORDS and heard.no_speech >= DOUBTED_SPEECH
-                    and not TWO_NOTE_YES.fullmatch(heard.text.strip()))
+                    and not self._two_note_yes(heard.text))
         return self._sounded(utt)
+
+    def _two_note_yes(self, text: str) -> bool:
+        """Whether `text` is a two-note yes once the question's whole-answer repairs have undone how Whisper
+        writes one ("Emama." is "mm hmm" at a read-back)."""
+        said = text.strip().lower()
+        for repair in self.question.repairs:
+            if repair.where == "whole_answer":
+                said = repair.apply(said, None)
+        return " ".join(re.sub(r"[-.,!?]", " ", said).split()) in TWO_NOTE_YES
 
     def _sounded(self, utt: _Utterance) -> bool:
         """Whether the utterance holds UNHEARD_MIN_S of sound (louder than ONSET_LEVEL)."""

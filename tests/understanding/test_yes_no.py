@@ -126,7 +126,8 @@ def test_hesitation_said_twice_is_no_answer() -> None:
     assert intent_names(hear("uh, uh, I want to book", "intent")) == ["book"]
 
 
-@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha.", "Emama.", "Emma Ma.", "Emma, ma.", "Enama."])
+@pytest.mark.parametrize("written", ["Emma", "Emma.", "MMA.", "MMO", "MMR", "Mm-ha.", "Emama.", "Emma Ma.", "Emma, ma.", "Enama.",
+                                     "Emema.", "Enema.", "Inama."])
 @pytest.mark.parametrize("question", ["confirm", "been_before"])
 def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, question) -> None:
     assert intent_names(hear(written, question)) == ["yes"]

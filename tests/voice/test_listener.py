@@ -225,7 +225,7 @@ class _Hears:
         self.executor = ThreadPoolExecutor(max_workers=1)
         self.clips: list[float] = []
 
-    def transcribe(self, pcm, rate, *, hotwords=None):
+    def transcribe(self, pcm, rate, *, hotwords=None, **asked):
         from appliance.voice.stt import Transcript
 
         self.clips.append(len(pcm) / 2 / rate)
@@ -352,9 +352,11 @@ def test_a_backchannel_is_one_word_said_briefly(heard, seconds, backchannel):
 
 
 def _asked(short_answers: bool):
+    """A read-back (the shipped confirmation question, with its repairs), or a question no short answer settles."""
+    from appliance.engine.flow import SHIPPED_FLOWS, load_flow
     from appliance.understanding import Question
 
-    return Question("asked", short_answers=(("yes", ("yes",)),) if short_answers else ())
+    return load_flow(SHIPPED_FLOWS / "clinic.yaml").questions["confirm"] if short_answers else Question("asked")
 
 
 @pytest.mark.parametrize("heard, no_speech, short_answers, level, handed_over", [
@@ -364,6 +366,9 @@ def _asked(short_answers: bool):
     ("Yeah.", 0.5, True, 1000, ("", True)),     # a throat-clear Whisper wrote as "Yeah.", doubting it was speech
     ("Uh-huh.", 0.5, True, 1000, ("Uh-huh.", False)),   # a two-note yes, written as one, however doubted
     ("Aha.", 0.5, True, 1000, ("Aha.", False)),
+    ("Emama.", 0.5, True, 1000, ("Emama.", False)),     # a two-note "mm-hmm", as the question's repairs read it
+    ("Inama.", 0.5, True, 1000, ("Inama.", False)),
+    ("Emma Watson.", 0.5, True, 1000, ("", True)),      # a name is no two-note yes
     ("Uh-uh.", 0.5, True, 1000, ("", True)),     # the two-note no is no exception
     ("Yeah.", 0.1, True, 1000, ("Yeah.", False)),
     ("Yeah.", 0.5, False, 1000, ("Yeah.", False)),

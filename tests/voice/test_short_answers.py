@@ -101,12 +101,13 @@ def test_a_breath_a_cough_or_a_soft_grunt_at_a_read_back_is_never_a_yes(runtime,
 
 
 def test_a_two_note_yes_whisper_doubts_was_speech_is_still_a_yes(runtime, flow):
-    """Said with the simulated caller's own variation (these seeds: Whisper writes "Uh-huh." or "Aha." but doubts
-    the clip held speech by 0.4-0.51, which for a "Yeah." would mean a hesitation), "uh-huh" books."""
+    """Said with the simulated caller's own variation (these seeds: Whisper writes "Uh-huh.", "Aha.", "Emma." or
+    "Inama." but doubts the clip held speech by up to 0.51, which for a "Yeah." would mean a hesitation), a
+    two-note yes books."""
     from appliance.simulate.caller_speech import CallerVoice
 
     rate = runtime.settings.voice.sample_rate
-    for seed in (1, 2, 5):
-        pcm = CallerVoice(runtime, rate, voice="piper-joe", line="g711", seed=seed).audio("uh-huh")
+    for said, seed in (("uh-huh", 1), ("uh-huh", 2), ("uh-huh", 5), ("mm-hmm", 3), ("mm-hmm", 10)):
+        pcm = CallerVoice(runtime, rate, voice="piper-joe", line="g711", seed=seed).audio(said)
         outcome = asyncio.run(answer_read_back(runtime, flow, [Say(pcm, at=0.3)]))
-        assert outcome.came_to == "yes" and outcome.booked, (seed, outcome)
+        assert outcome.came_to == "yes" and outcome.booked, (said, seed, outcome)
