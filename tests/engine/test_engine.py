@@ -225,6 +225,36 @@ def test_the_callers_own_number_the_exact_birthday_and_a_surname_that_sounds_rig
     assert engine.ctx.state != "confirm_identity"
 
 
+@pytest.mark.parametrize("said", ["Park, Clow", "Tara Gibbs", "This is Ilyul Solarbin"])
+def test_the_one_patient_on_the_callers_number_born_that_day_is_put_to_the_caller_whatever_the_name(make_engine,
+                                                                                                   said):
+    """A name bent past any likeness (said surname first, or unlike any English word): the caller's number and
+    the exact date of birth agree on one patient, who is asked about by name, never identified unasked."""
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "Hi, I'd like to book a follow-up", said)
+    asked = engine.turn("fourth of March eighty five")
+    assert asked.state == "confirm_identity" and "am I speaking with Sarah Johnson?" in asked.reply
+    assert engine.ctx.patient is None
+    engine.turn("yes")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
+def test_a_no_to_the_patient_on_the_callers_number_leaves_the_caller_unidentified(make_engine):
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "Hi, I'd like to book a follow-up", "Tara Gibbs", "fourth of March eighty five")
+    after = engine.turn("no, that's my mum")
+    assert engine.ctx.patient is None and after.state != "confirm_identity"
+
+
+def test_a_name_unlike_the_record_without_the_callers_number_is_not_put_to_the_caller(make_engine):
+    engine = make_engine()
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Tara Gibbs")
+    assert engine.turn("fourth of March eighty five").state != "confirm_identity"
+
+
 def test_a_sounding_surname_without_the_callers_number_or_the_exact_birthday_identifies_nobody(make_engine):
     withheld = make_engine()
     withheld.start(CallInfo(caller_id=""))
