@@ -298,6 +298,16 @@ def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> No
     # an "oh" written as the start of an Irish name before the digits
     ("O'616-72.", "US", date(1972, 6, 16)),
     ("O'4, O'3, 85", "GB", date(1985, 3, 4)),
+    # a date said digit by digit whose leading "oh" is written as a letter apart
+    ("Hang on, I mixed it out. It's a 10268.", "US", date(1968, 1, 2)),
+    ("It's o 3 0 4 85.", "GB", date(1985, 4, 3)),
+    ("a 6 0 9 72", "GB", date(1972, 9, 6)),
+    ("O 1 0 2 68", "US", date(1968, 1, 2)),
 ])
 def test_ordinals_years_and_ohs_the_transcriber_writes_apart_or_strangely(heard, region, born) -> None:
     assert hear(heard, "dob", region=region).dob == born
+
+
+@pytest.mark.parametrize("heard", ["a 4th of July baby, 1976", "Oh, the 3rd of May 1980", "I was born in a 1980"])
+def test_an_a_or_oh_before_words_is_no_zero(heard) -> None:
+    assert hear(heard, "dob", region="GB").dob in (None, date(1976, 7, 4), date(1980, 5, 3))
