@@ -86,6 +86,11 @@ def test_three_written_free_between_digits_is_three():
     assert hear("I'm free after work, 0412 555 123", "phone").phone == "+61412555123"
 
 
+@pytest.mark.parametrize("heard", ["Free 12, triple 5, a 128.", "free 1 2 5 5 5 0 1 2 8", "Free 1-2, 555, 0128"])
+def test_three_written_free_as_the_numbers_first_word_is_three(heard):
+    assert hear(heard, "phone", region="US").phone == "+13125550128"
+
+
 @pytest.mark.parametrize(("said", "number"), [
     ("yeah my mobile is 312 555 a198", "+13125550198"),   # a reduced "oh" written as "a", joined to the digits
     ("312 555 a 1 8 5", "+13125550185"),                   # ... and apart from them
