@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..yaml_files import read_yaml
 from .calendar_phrases import valid_date
 from .normalise import normalise
+from .spoken_numbers import day_ordinal
 
 # The kinds of answer understanding can read. `extractors.py` may register more.
 BUILT_IN_KINDS = frozenset({
@@ -194,6 +195,8 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # number or its digits apart ("10 flash 0 7 flash 93"): day/month/year
     "slashes_as_date": lambda heard: "/".join(
         "".join(ch for ch in part if ch.isdigit()) for part in regex.split(r"(?i)[sf]?l[aeu]sh", heard)),
+    # a day said as a word ("sixth", "twenty-one"), as its digits
+    "number_word_as_digits": lambda heard: _number_word_digits(heard),
     # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
     "letters_apart": lambda heard: " ".join(heard),
     # letters written as a word, maybe broken by a hyphen where the voice paused ("LOP-EZ"): the letters alone
@@ -206,6 +209,12 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
         r"1([3-9])$|(" + "|".join(_TEENS) + r")$",
         lambda m: f"{m.group(1)}0" if m.group(1) else _TIES[_TEENS.index(m.group(2).lower())], heard),
 }
+
+
+def _number_word_digits(heard: str) -> str:
+    tokens = tuple(heard.lower().replace("-", " ").split())
+    day = day_ordinal(tokens, 0, allow_cardinal=True)
+    return str(day[0]) if day is not None and day[1] == len(tokens) else heard
 
 
 # letters that sound alike over a telephone line (G.711 keeps nothing above 4 kHz, where "S" and "F", or

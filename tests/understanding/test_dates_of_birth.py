@@ -298,6 +298,11 @@ def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> No
     # an "oh" written as the start of an Irish name before the digits
     ("O'616-72.", "US", date(1972, 6, 16)),
     ("O'4, O'3, 85", "GB", date(1985, 3, 4)),
+    # a date said with slashes, its day written as a word or a slash as "SF"
+    ("Sixth Flash, 2-SF-1986.", "GB", date(1986, 2, 6)),
+    ("Free-slash 11-slash 1972.", "GB", date(1972, 11, 3)),
+    ("twenty-first slash 3 slash 68", "GB", date(1968, 3, 21)),
+    ("5 slash 14-SF-1990", "US", date(1990, 5, 14)),
     # a date said digit by digit whose leading "oh" is written as a letter apart
     ("Hang on, I mixed it out. It's a 10268.", "US", date(1968, 1, 2)),
     ("It's o 3 0 4 85.", "GB", date(1985, 4, 3)),
