@@ -303,6 +303,8 @@ def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> No
     ("Free-slash 11-slash 1972.", "GB", date(1972, 11, 3)),
     ("twenty-first slash 3 slash 68", "GB", date(1968, 3, 21)),
     ("5 slash 14-SF-1990", "US", date(1990, 5, 14)),
+    ("9th last 6th last 2003.", "AU", date(2003, 6, 9)),
+    ("28th last 0, 6th last 68.", "GB", date(1968, 6, 28)),
     # a date said digit by digit whose leading "oh" is written as a letter apart
     ("Hang on, I mixed it out. It's a 10268.", "US", date(1968, 1, 2)),
     ("It's o 3 0 4 85.", "GB", date(1985, 4, 3)),
