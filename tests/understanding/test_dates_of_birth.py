@@ -305,6 +305,11 @@ def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> No
     ("5 slash 14-SF-1990", "US", date(1990, 5, 14)),
     ("9th last 6th last 2003.", "AU", date(2003, 6, 9)),
     ("28th last 0, 6th last 68.", "GB", date(1968, 6, 28)),
+    # ... and with one slash written as a hyphen, or its digits with a point between
+    ("7-9-slash 2006", "AU", date(2006, 9, 7)),
+    ("11-0-4-slash-99.", "GB", date(1999, 4, 11)),
+    ("7th slash 9-2006", "GB", date(2006, 9, 7)),
+    ("0.9 slash 0.2 slash 47.", "AU", date(1947, 2, 9)),
     # a date said digit by digit whose leading "oh" is written as a letter apart
     ("Hang on, I mixed it out. It's a 10268.", "US", date(1968, 1, 2)),
     ("It's o 3 0 4 85.", "GB", date(1985, 4, 3)),
