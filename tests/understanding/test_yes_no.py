@@ -144,8 +144,8 @@ def test_uhuh_and_an_aha_before_more_are_no_yes(written) -> None:
     assert "yes" not in intent_names(hear(written, "confirm"))
 
 
-@pytest.mark.parametrize("written", ["Ron.", "ron", "Rong."])
-def test_wrong_said_alone_and_written_as_a_name_is_a_no(written) -> None:
+@pytest.mark.parametrize("written", ["Ron.", "ron", "Rong.", "Run.", "Interact", "Interact."])
+def test_wrong_or_incorrect_said_alone_and_written_as_other_words_is_a_no(written) -> None:
     assert intent_names(hear(written, "confirm")) == ["no"]
 
 
@@ -153,13 +153,13 @@ def test_the_name_ron_in_a_longer_answer_is_no_no() -> None:
     assert "no" not in intent_names(hear("Ron Smith, yes", "confirm"))
 
 
-@pytest.mark.parametrize("written", ["Crack.", "crack", "Correck."])
-def test_a_clipped_correct_is_a_yes_as_the_whole_answer(written) -> None:
+@pytest.mark.parametrize("written", ["Crack.", "crack", "Correck.", "Direct.", "direct, thanks"])
+def test_a_correct_written_as_other_words_is_a_yes_as_the_whole_answer(written) -> None:
     assert intent_names(hear(written, "confirm")) == ["yes"]
 
 
 @pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab", "I have a crack in my tooth",
-                                  "ask my mama", "Emma Ma said to call"])
+                                  "ask my mama", "Emma Ma said to call", "Direct debit?", "is that the direct line?"])
 def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
     assert "yes" not in intent_names(hear(said, "confirm"))
 
