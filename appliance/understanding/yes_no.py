@@ -26,6 +26,8 @@ YES_RULES = RuleSet(
          r"totally|perfectly|absolutely|all))? (?:right|correct|good|great|fine|perfect|lovely|ok|brilliant|"
          r"excellent|awesome|wonderful|fantastic|the one|me|true)\b",
          r"\b(?:sounds|looks) (?:good|great|fine|perfect|lovely|right|about right|ok)\b",
+         # said first, the "s" is often dropped or not heard: "Sound good."
+         r"^sound (?:good|great|fine|perfect|lovely)\b",
          r"\b(?:that|it|this|both|either|which ever|whichever) works\b|\bworks (?:for me|well|fine)\b|\bsuits me\b",
          r"\bplease do\b|\bgo ahead\b|\bgo for it\b|\b(?:let us |just |please )do (?:it|that)\b|^do it\b",
          r"\bbook (?:it|that|this one|that one|them|me in)\b(?! (?:in )?(?:for|on)\b)",

@@ -11,7 +11,7 @@ YES = ["yes", "yeah", "yep", "yup", "sure", "correct", "that's right", "that is 
        "yeah that's fine", "uh huh", "mm hmm", "absolutely", "that sounds great", "alright",
        "yes, that's right", "yes that's right", "that's correct", "lovely", "great, thanks",
        "that suits me", "go for it", "yes, cancel all of them", "yeah no worries", "I guess so", "all good",
-       "sure why not"]
+       "sure why not", "Sound good.", "sound great, thanks"]
 
 
 @pytest.mark.parametrize("text", YES)
