@@ -1,7 +1,7 @@
 """What the caller's next answer is likely to be, when the question's answers are few and known.
 
 Where the answer set is small (a yes or a no at a read-back, one of the slots just offered, one of the
-clinic's sites or services, one of the patients on the caller's number), the ears can score these phrases
+clinic's sites or services, one of the patients on the caller's number, a day of the week said alone), the ears can score these phrases
 against the audio as well as transcribing it freely (voice/stt.py: never instead of it, and never to invent
 an answer the free transcription does not allow). Built from the question just asked and the call so far.
 
@@ -13,6 +13,7 @@ is left out.
 
 from __future__ import annotations
 
+import calendar
 from collections import Counter
 
 from ..understanding import Question
@@ -40,6 +41,10 @@ def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Opti
                              for phrase in (name, f"the {name} one")) for location in env.catalog.locations)
     if question.wants("service"):
         options.extend((service.name, *service.aliases) for service in env.catalog.services)
+    if question.wants("window"):
+        # a day said alone is the commonest answer to "what day suits?", and a lone weekday is what Whisper
+        # most often writes as other words ("First date" for Thursday, "Mandai" for Monday)
+        options.extend((day,) for day in calendar.day_name)
     if question.name_part == "full" and ctx.phone_candidates:
         # many callers give the surname first ("Doe, Jane"): read in the other order, the name scores as noise
         options.extend((f"{p.first_name} {p.last_name}", f"{p.last_name}, {p.first_name}")

@@ -87,6 +87,16 @@ def test_the_patients_on_the_callers_number_are_expected_by_name_in_either_order
     assert ("Mei Chen", "Chen, Mei") in options and ("Kofi Eze", "Eze, Kofi") in options   # one option each
 
 
+def test_each_day_of_the_week_is_an_expected_answer_when_a_day_or_time_is_asked(flow, clinic):
+    from appliance.clinic.regions import region_for
+    from appliance.engine.rule_env import RuleEnv
+
+    env = RuleEnv(clinic.catalog(), clinic.profile(), {}, region_for(clinic.profile().region))
+    options = expected_answers(flow.questions["time_preference"], CallContext(call_id="test"), env)
+    assert [("Monday",), ("Tuesday",), ("Wednesday",), ("Thursday",), ("Friday",), ("Saturday",),
+            ("Sunday",)] == [o for o in options if len(o) == 1 and o[0].endswith("day")]
+
+
 def test_scoring_never_gives_a_yes_however_well_it_reads():
     yes, rival = Reading("correct", "yes", -0.5, 1), Reading("incorrect", "rival", -30.0, 2)
     assert choose("", None, [yes, Reading("nope", "no", -20.0, 1), rival]) is None
@@ -228,6 +238,21 @@ def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, cl
     assert meaning(free).slot_pick is None, f"Whisper now hears {said!r} as {free!r}: choose another example"
     text = heard(runtime, pcm, question, expected, understand=meaning)
     assert meaning(text).slot_pick == SLOT_PICK_MEANS, f"{said!r} was heard as {text!r}"
+
+
+@pytest.mark.parametrize(("day", "seed", "weekday"), [("Monday", 1, 0), ("Monday", 6, 0), ("Wednesday", 1, 2)])
+def test_a_day_said_alone_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, day, seed, weekday):
+    """Said by Piper's voice over G.711 (these seeds: Whisper base writes "Mandai." or nothing at all)."""
+    from appliance.simulate.caller_speech import CallerVoice
+
+    question = flow.questions["time_preference"]
+    expected, meaning = asked(question, clinic)
+    quiet = bytes(int(0.3 * RATE) * 2)
+    pcm = quiet + CallerVoice(runtime, RATE, voice="piper-joe", line="g711", seed=seed).audio(day) + quiet
+    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
+    assert not meaning(free).weekdays, f"Whisper now hears {day!r} as {free!r}: choose another example"
+    text = heard(runtime, pcm, question, expected, understand=meaning)
+    assert meaning(text).weekdays == (weekday,), f"{day!r} was heard as {text!r}"
 
 
 def test_with_scoring_off_whispers_own_words_are_handed_over(runtime, flow, clinic, voices):
