@@ -147,6 +147,16 @@ def test_porter_not_before_an_hour_is_left_as_heard(heard) -> None:
     assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick != 1
 
 
+THREE_ISH = (Slot(datetime(2026, 11, 26, 15, 15), "followup", "lee", "city", 30),
+             Slot(datetime(2026, 11, 26, 15, 30), "followup", "lee", "city", 30))
+
+
+@pytest.mark.parametrize(("heard", "pick"), [("Free 30 PM works for me.", 1), ("free 15 please", 0), ("free-30", 1),
+                                             ("the free 30 one", 1)])
+def test_the_hour_three_written_free_before_its_minutes_is_three(heard, pick) -> None:
+    assert hear(heard, "slot_choice", slots=THREE_ISH).slot_pick == pick
+
+
 def test_ten_to_is_read_as_said_when_it_was_offered() -> None:
     ten_to = (Slot(datetime(2026, 11, 26, 13, 20), "followup", "lee", "city", 30),
               Slot(datetime(2026, 11, 26, 13, 50), "followup", "lee", "city", 30))
