@@ -53,6 +53,25 @@ def test_a_patient_on_file_is_found_by_a_name_said_without_its_accents(flow, cli
     assert engine.ctx.patient is not None and engine.ctx.patient.id == patient
 
 
+@pytest.mark.parametrize("said", ["Hitchivono Brian Nunez", "Chevonne O'Brien", "Chevonne Nunez"])
+def test_one_part_of_a_double_barrelled_surname_heard_puts_the_patient_to_the_caller(flow, clinic_store, clock, said):
+    """The first name and one part of the surname bent past recognition, the other part heard, the date of
+    birth exact: the patient is asked about by name, not identified unasked."""
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn(said)
+    asked = engine.turn("2 November 1975")
+    assert asked.state == "confirm_identity" and "Siobhán O'Brien-Núñez" in asked.reply
+    assert engine.ctx.patient is None
+
+
+def test_a_surname_part_heard_with_another_date_of_birth_is_no_candidate(flow, clinic_store, clock):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn("Hitchivono Brian Nunez")
+    assert engine.turn("3 November 1975").state != "confirm_identity"
+
+
 @pytest.mark.parametrize("name", ["Zoë Müller", "Renée O'Brien-Núñez", "Søren Ødegaard", "Nguyễn Văn An"])
 def test_a_new_patient_s_name_is_read_back_and_stored_as_given(flow, store, clock, name):
     engine = call(flow, store, clock)

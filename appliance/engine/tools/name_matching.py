@@ -9,6 +9,8 @@ also by sound (metaphone).
 
 from __future__ import annotations
 
+import re
+
 import jellyfish
 from rapidfuzz import fuzz
 
@@ -76,12 +78,20 @@ def surname_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> Pati
 
 def surnames_heard(patients: list[PatientRecord], heard: tuple[str, ...]) -> list[PatientRecord]:
     """The patients whose surname is one of the words in `heard`, near enough in letters or the same in
-    sound (a word that sounds like the surname but is spelled as another word)."""
+    sound (a word that sounds like the surname but is spelled as another word). Of a surname in two parts,
+    one part heard so is enough: speech to text often bends the other into a common word."""
     words = {letters(word) for text in heard for word in text.split()} - {""}
     sounds = {jellyfish.metaphone(_unvoiced(word)) for word in words}
-    return [p for p in patients if len(letters(p.last_name)) >= 3
-            and (any(fuzz.ratio(letters(p.last_name), word) >= HEARD_SURNAME_THRESHOLD for word in words)
-                 or _sound(p.last_name) in sounds)]
+    return [p for p in patients if any(
+        any(fuzz.ratio(letters(part), word) >= HEARD_SURNAME_THRESHOLD for word in words) or _sound(part) in sounds
+        for part in _surname_parts(p.last_name))]
+
+
+def _surname_parts(surname: str) -> list[str]:
+    """The surname whole, and each part of a double-barrelled one long enough to tell apart (four letters)."""
+    whole = [surname] if len(letters(surname)) >= 3 else []
+    parts = [part for part in re.split(r"[\s\-]+", surname) if len(letters(part)) >= 4]
+    return whole + (parts if len(parts) > 1 else [])
 
 
 # A phone line blurs a consonant with its voiced or unvoiced twin (B and P, D and T, G and K, V and F, Z and S):
