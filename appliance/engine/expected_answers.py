@@ -13,10 +13,10 @@ is left out.
 
 from __future__ import annotations
 
-import calendar
 from collections import Counter
 
 from ..understanding import Question
+from ..understanding.calendar_phrases import WEEKDAY_NAMES
 from .context import CallContext
 from .rule_env import RuleEnv
 from .speech import say_time
@@ -44,7 +44,7 @@ def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Opti
     if question.wants("window"):
         # a day said alone is the commonest answer to "what day suits?", and a lone weekday is what Whisper
         # most often writes as other words ("First date" for Thursday, "Mandai" for Monday)
-        options.extend((day,) for day in calendar.day_name)
+        options.extend((day,) for day in WEEKDAY_NAMES)
     if question.name_part == "full" and ctx.phone_candidates:
         # many callers give the surname first ("Doe, Jane"): read in the other order, the name scores as noise
         options.extend((f"{p.first_name} {p.last_name}", f"{p.last_name}, {p.first_name}")
