@@ -94,11 +94,11 @@ class GetPatientDetails(Tool):
         # to a lookup by that name and date of birth.
         # Failing that, the one patient of that date of birth whose whole name sounds like the name taken.
         unasked = [p for p in born if p.id not in not_again]
-        # The surname held counts as heard too: once spelled, it is the one part of the name speech-to-text
-        # did not bend.
         # Failing both, the one patient on the caller's own number born on exactly that day, whatever the name
         # was heard as: the number and the whole date agree, and only the caller's yes makes it theirs.
         on_number_that_day = [p for p in unasked if p.id in prefer]
+        # The surname held counts as heard too: once spelled, it is the one part of the name speech-to-text
+        # did not bend.
         candidate = surname_heard(unasked, (*heard, last_name)) \
             or sound_candidate(unasked, (f"{first_name or ''} {last_name}", *heard)) \
             or (on_number_that_day[0] if len(on_number_that_day) == 1 else None)
