@@ -210,14 +210,18 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
                 prev[4] = singles
                 continue
         merged.append([letters, start, end, singles, singles])
+    # a group said "space" before the next one: the two are one name's words spelled ("T E space H U I A")
+    spaced = [k + 1 < len(merged) and group[2] < len(ct.tokens) and ct.tokens[group[2]] == "space"
+              and merged[k + 1][1] == group[2] + 1 for k, group in enumerate(merged)]
     runs: list[Spelled] = []
     for k, (letters, start, end, singles, _last) in enumerate(merged):
         letters = letters.strip("'-")
         if not letters:
             continue
-        enough = singles >= 3 or (singles >= 2 and name_asked)
-        if singles == 1 and letters in NAME_PARTICLES and name_asked and end < len(ct.tokens) \
-                and ct.tokens[end] == "space" and k + 1 < len(merged) and merged[k + 1][1] == end + 1:
+        # two letters are a spelling, unasked, where a spelled word of three or more letters is across a "space"
+        beside = max(merged[k + 1][3] if spaced[k] else 0, merged[k - 1][3] if k and spaced[k - 1] else 0)
+        enough = singles >= 3 or (singles >= 2 and (name_asked or beside >= 3))
+        if singles == 1 and letters in NAME_PARTICLES and spaced[k] and (name_asked or merged[k + 1][3] >= 3):
             runs.append(Spelled(letters.upper(), start, end))   # "O space C E A L L A I G H": a particle spelled
             continue
         bare = letters.replace("'", "").replace("-", "")

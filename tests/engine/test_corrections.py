@@ -242,6 +242,20 @@ def test_a_first_name_answer_with_the_held_surname_is_still_both_parts(call):
     assert (engine.ctx.first_name, engine.ctx.last_name) == ("Thu", "Le")
 
 
+@pytest.mark.parametrize(("correction", "surname"), [
+    ("sorry, I meant Te Huia, T E space H U I A", "Te Huia"),
+    ("actually it's De Souza, D E space S O U Z A", "De Souza"),
+    ("sorry, my surname is Le Roux, L E space R O U X", "Le Roux"),
+    ("no, I meant Da Silva, D A space S I L V A", "Da Silva"),
+])
+def test_a_surname_of_two_words_spelled_with_space_while_the_date_of_birth_is_asked_replaces_the_surname(
+        call, correction, surname):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I've never been before", "Aroha Morgan")
+    engine.turn(correction)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Aroha", surname)
+
+
 @pytest.mark.parametrize(("full", "spelling", "given", "surname"), [
     ("Te Huia, Mārama", "Te Huia, T E space H U I A", "Mārama", "Te Huia"),
     ("Aoife Ó Ceallaigh", "O space C E A L L A I G H, Ó Ceallaigh", "Aoife", "Ó Ceallaigh"),
