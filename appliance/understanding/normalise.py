@@ -33,6 +33,8 @@ _HYPHEN_JOIN = "\x05"
 
 _MERIDIEM = re.compile(r"(?<![a-z])([ap])\s?\.\s?m\b\.?")
 _OCLOCK = re.compile(r"\bo\s?'?\s?clock\b")
+# what every spelling of a two-note yes ("uh-huh", "mm-hmm", "mhmm") reads as
+TWO_NOTE_YES = "mhm"
 _BACKCHANNEL = re.compile(r"\b(?:uh[\s-]?huh|mm[\s-]?hmm+|m+hm+|mhmm|uh[\s-]?hum)\b")
 # the two-note "no" ("uh-uh", "mm-mm", "nuh-uh"), written with its hyphen: not the filler "uh, uh"
 _NEGATIVE_GRUNT = re.compile(r"\b(?:uh-uh|mm-mm|m-m|nuh-uh|unh-unh|uhn-uhn)\b")
@@ -164,7 +166,7 @@ def normalise(raw: str, regional: tuple[tuple[str, str], ...] = ()) -> CallerTex
     if "-" in t and ("uh" in t or "m-m" in t or "mm" in t):
         t = _NEGATIVE_GRUNT.sub(" no ", t)
     if "uh" in t or "mm" in t or "mh" in t:
-        t = _BACKCHANNEL.sub(" mhm ", t)
+        t = _BACKCHANNEL.sub(f" {TWO_NOTE_YES} ", t)
     if "." in t:
         t = _MERIDIEM.sub(r" \1m ", t)
         t = _TITLE_DOT.sub(r"\1 ", t)

@@ -377,11 +377,12 @@ class Question:
                 return intent
         return None
 
-    def repair(self, text: str, scene: Any) -> str:
+    def repair(self, text: str, scene: Any, where: str | None = None) -> str:
         """The transcript with this question's known confusions undone, in the scene it was said in (a
-        ListenContext: the clock, the slots just offered)."""
+        ListenContext: the clock, the slots just offered); `where`: only the repairs declared for that context."""
         for repair in self.repairs:
-            text = repair.apply(text, scene)
+            if where is None or repair.where == where:
+                text = repair.apply(text, scene)
         return text
 
 

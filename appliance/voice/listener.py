@@ -101,6 +101,7 @@ from pipecat.services.stt_service import STTService
 from pipecat.utils.time import time_now_iso8601
 
 from ..understanding import Question
+from ..understanding.normalise import TWO_NOTE_YES, normalise
 from .answer_scoring import Expected, expected_for
 from .frames import CallerTurnFrame, ProvisionalTurnFrame
 from .scheduler import BoxScheduler, Job, Priority, box_scheduler
@@ -159,8 +160,7 @@ SHORT_ANSWER_WORDS = 3
 # ... but not a two-note yes: Whisper writes "Uh-huh.", "Aha." or "Emama." only for a two-note sound (none of 240
 # hesitations, "ah", "oh", "er", "huh", "um", in six voices, nor 128 "uh-uh" and "huh?" in four, nor 300 "um", "hmm",
 # "mm", "mm-mm", "uh-uh" in six), while its doubt on real ones ran 0.17-0.51. Its spellings are the question's own
-# whole-answer repairs (config/flows/questions.yaml); these are the two forms they repair to.
-TWO_NOTE_YES = frozenset({"uh huh", "mm hmm"})
+# whole-answer repairs (config/flows/questions.yaml), and the understanding layer's reading of what they repair to.
 # the most the hand-over waits for the understanding layer's reading of a transcript (the engine's thread reads it);
 # without it the transcript's words alone decide whether the answer is whole
 READING_WAIT_S = 0.2
@@ -652,11 +652,7 @@ class CallerListener(STTService):
     def _two_note_yes(self, text: str) -> bool:
         """Whether `text` is a two-note yes once the question's whole-answer repairs have undone how Whisper
         writes one ("Emama." is "mm hmm" at a read-back)."""
-        said = text.strip().lower()
-        for repair in self.question.repairs:
-            if repair.where == "whole_answer":
-                said = repair.apply(said, None)
-        return " ".join(re.sub(r"[-.,!?]", " ", said).split()) in TWO_NOTE_YES
+        return normalise(self.question.repair(text.strip(), None, where="whole_answer")).text == TWO_NOTE_YES
 
     def _sounded(self, utt: _Utterance) -> bool:
         """Whether the utterance holds UNHEARD_MIN_S of sound (louder than ONSET_LEVEL)."""
