@@ -39,7 +39,9 @@ _FIRST_MARKER = re.compile(rf"\b(?:first|given|christian|fore) ?name(?:{_IS})?\b
 _LAST_MARKER = re.compile(rf"\b(?:last|family|second) name(?:{_IS})?\b|\bsurname(?:{_IS})?\b")
 _FULL_MARKER = re.compile(rf"\b(?:my|his|her|their|the patient's|the|patient's) (?:full )?name(?:{_IS}|s)?\b|"
                           rf"\bname is{_HEDGE}\b|\bthe name\b|\bunder the name(?: of)?\b|\bput (?:it|me) "
-                          r"(?:down )?(?:under|as)\b")
+                          r"(?:down )?(?:under|as)\b|"
+                          # "name's" written without its apostrophe, opening the answer
+                          r"^(?:(?:yes|yeah|yep|hi|hello|oh|ok|okay|sure|so) )?names\b")
 _RESTATED = re.compile(r"\b(?:it is|it should be|should be|change it to|it is actually|it is spelt|not \w+ it is)\b")
 _WEAK_MARKER = re.compile(r"\b(?:this is|i am|it is|here is|i meant)\b")
 _AFTER_WEAK_NAME = frozenset({"and", "calling", "here", "speaking", "from", "i", "ringing", "phoning", "just",

@@ -67,6 +67,11 @@ FULL = [
     ("it's An Trần", "full_name", "An", "Trần"),
     ("my name is An Nguyen", "intent", "An", "Nguyen"),
     ("Văn An Nguyễn", "full_name", "Văn An", "Nguyễn"),
+    # "name's" written without its apostrophe, opening the answer
+    ("Names Liam Murphy.", "full_name", "Liam", "Murphy"),
+    ("names John Smith, thanks", "full_name", "John", "Smith"),
+    ("Yeah, names Priya Sharma.", "full_name", "Priya", "Sharma"),
+    ("Hi, names Tom Walker, I'd like to book a massage", "intent", "Tom", "Walker"),
 ]
 
 

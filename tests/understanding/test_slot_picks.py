@@ -157,6 +157,17 @@ def test_the_hour_three_written_free_before_its_minutes_is_three(heard, pick) ->
     assert hear(heard, "slot_choice", slots=THREE_ISH).slot_pick == pick
 
 
+@pytest.mark.parametrize(("heard", "pick"), [("Half past free.", 1), ("quarter past free please", 0),
+                                             ("the half past free one", 1), ("half past, free", 1)])
+def test_the_hour_three_written_free_after_past_is_three(heard, pick) -> None:
+    assert hear(heard, "slot_choice", slots=THREE_ISH).slot_pick == pick
+
+
+@pytest.mark.parametrize("heard", ["Quater past one.", "quater past 1 please", "the quater past one"])
+def test_quarter_past_written_without_its_first_r_picks_the_quarter_past(heard) -> None:
+    assert hear(heard, "slot_choice", slots=QUARTER_PAST).slot_pick == 1
+
+
 def test_ten_to_is_read_as_said_when_it_was_offered() -> None:
     ten_to = (Slot(datetime(2026, 11, 26, 13, 20), "followup", "lee", "city", 30),
               Slot(datetime(2026, 11, 26, 13, 50), "followup", "lee", "city", 30))
