@@ -97,7 +97,9 @@ def always_on_failures(played: "PlayedCall", flow: Flow, facts: CallFacts) -> li
             failures.append(f"write {name} ran in state {state!r}, which does not allow it")
         asked = turns_by_seq.get(tool["turn_seq"] - 1)
         answer = turns_by_seq.get(tool["turn_seq"])
-        confirmed = (asked is not None and asked["waiting_for"] == "confirm" and answer is not None
+        read_back = asked is not None and asked["waiting_for"] in flow.questions \
+            and flow.questions[asked["waiting_for"]].reported == "confirm"
+        confirmed = (read_back and answer is not None
                      and (answer.get("trigger_route") in ("confirmation", "llm")))
         if not confirmed:
             failures.append(f"write {name} ran in turn {tool['turn_seq']} without the caller confirming it")

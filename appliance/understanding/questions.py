@@ -411,6 +411,17 @@ class _QuestionEntry(BaseModel):
     repairs: list[_RepairEntry] = Field(default_factory=list)
     reported_as: str | None = None
 
+    @field_validator("repairs", mode="before")
+    @classmethod
+    def _groups_flattened(cls, value: Any) -> Any:
+        """A named group of repairs (a YAML list anchored in one question) may be an item of another's list."""
+        if not isinstance(value, list):
+            return value
+        flat: list[Any] = []
+        for item in value:
+            flat.extend(cls._groups_flattened(item) if isinstance(item, list) else [item])
+        return flat
+
     @field_validator("answered_by", "expects", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:

@@ -188,7 +188,7 @@ def test_a_rare_first_name_said_again_rather_than_spelled_is_not_asked_for_again
     asked = engine.turn("oh four one two, three four five, six seven eight")
     assert asked.question.name == "spell_first"
     next_question = engine.turn(again).question.name
-    assert next_question in ("confirm", "spell_last")      # a two-word answer may be heard as a new surname
+    assert next_question in ("confirm_details", "spell_last")   # a two-word answer may be heard as a new surname
 
 
 @pytest.mark.parametrize(("spelled", "first", "last"), [
@@ -269,3 +269,20 @@ def test_a_surname_of_two_words_said_with_its_spelling_stays_the_surname(call, f
             break
         asked = engine.turn(spelling if asked.waiting_for == "spelling" else given)
     assert (engine.ctx.first_name, engine.ctx.last_name) == (given, surname)
+
+
+# ------------------------------------------------------------ a date of birth corrected at the read-back
+
+@pytest.mark.parametrize(("correction", "dob"), [
+    ("Sorry, let me say that again, 15th Flash 6th Flash 1989.", date(1989, 6, 15)),
+    ("no, it's 15 flesh 6 flesh 89", date(1989, 6, 15)),
+    ("sorry, 15th last 6th last 1989", date(1989, 6, 15)),
+])
+def test_a_date_of_birth_said_with_slashes_written_as_words_corrects_the_new_patients_details(call, correction, dob):
+    engine = call()
+    asked = say(engine, "I'd like to book a follow-up, I've never been before", "Zara Quinlan",
+                "the 15th of June 1988", "oh four one two, three four five, six seven eight")
+    assert asked.waiting_for == "confirm"
+    again = engine.turn(correction)
+    assert engine.ctx.dob == dob and engine.ctx.window is None, again.reply
+    assert "1989" in again.reply and not created(again)

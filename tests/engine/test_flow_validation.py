@@ -247,3 +247,15 @@ def test_each_edge_group_rule(raw, change, expected):
     message = broken(raw, change)
     assert expected in message
     assert len(message.splitlines()) == len(set(message.splitlines()))   # a group's fault is named once
+
+
+def test_a_group_of_repairs_anchored_in_one_question_may_be_an_item_of_anothers_repairs():
+    from appliance.understanding.questions import questions_from_mapping
+
+    group = [{"heard": "flash", "means": "slash"}, {"heard": "flesh", "means": "slash"}]
+    questions = questions_from_mapping({
+        "dob": {"expects": ["dob"], "repairs": [{"heard": "free", "means": "three"}, group]},
+        "details": {"expects": ["confirmation"], "repairs": [group]},
+    }, known_kinds=frozenset({"dob", "confirmation"}))
+    assert [r.heard for r in questions["dob"].repairs] == ["free", "flash", "flesh"]
+    assert [r.heard for r in questions["details"].repairs] == ["flash", "flesh"]

@@ -153,13 +153,15 @@ def test_the_name_ron_in_a_longer_answer_is_no_no() -> None:
     assert "no" not in intent_names(hear("Ron Smith, yes", "confirm"))
 
 
-@pytest.mark.parametrize("written", ["Crack.", "crack", "Correck.", "Direct.", "direct, thanks"])
+@pytest.mark.parametrize("written", ["Crack.", "crack", "Correck.", "Direct.", "direct, thanks", "Track",
+                                     "CREK", "Creck.", "Prack.", "Cracked"])
 def test_a_correct_written_as_other_words_is_a_yes_as_the_whole_answer(written) -> None:
     assert intent_names(hear(written, "confirm")) == ["yes"]
 
 
 @pytest.mark.parametrize("said", ["Emma Watson", "is Emma there", "MMR jab", "I have a crack in my tooth",
-                                  "ask my mama", "Emma Ma said to call", "Direct debit?", "is that the direct line?"])
+                                  "ask my mama", "Emma Ma said to call", "Direct debit?", "is that the direct line?",
+                                  "can you track it?", "lost track", "it's cracked"])
 def test_those_words_in_a_longer_answer_are_no_yes(said) -> None:
     assert "yes" not in intent_names(hear(said, "confirm"))
 

@@ -135,7 +135,7 @@ def test_a_choice_is_scored_when_the_words_give_nothing_the_question_asks_for(fl
 
 
 def test_the_rivals_are_the_read_back_questions_own(flow):
-    for name in ("confirm", "been_before"):
+    for name in ("confirm", "confirm_details", "been_before"):
         question = flow.questions[name]
         assert {"incorrect", "uh", "sorry?"} <= set(question.yes_rivals)
         assert expected_for(question, ()).rivals == question.yes_rivals
