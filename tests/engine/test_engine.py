@@ -240,6 +240,22 @@ def test_the_one_patient_on_the_callers_number_born_that_day_is_put_to_the_calle
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
+@pytest.mark.parametrize("spelled", ["J O N H S O N", "J O H S O N", "J, O, H, N, S, O, M"])
+def test_a_spelled_surname_a_letter_or_two_off_with_the_exact_birthday_puts_that_patient_to_the_caller(engine,
+                                                                                                      spelled):
+    """A first name bent past likeness, the surname spelled with a letter heard wrong or lost: with the exact
+    date of birth, the one patient of that day whose surname is that near is asked about, never identified
+    unasked."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Zed Jxqvon", "fourth of March eighty five", "Zed Jaxqvin",
+        "oh four one two, three four five, six seven eight")
+    asked = engine.turn(spelled)
+    assert asked.state == "confirm_identity" and "am I speaking with Sarah Johnson?" in asked.reply
+    assert engine.ctx.patient is None
+    engine.turn("yes")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
 def test_a_no_to_the_patient_on_the_callers_number_leaves_the_caller_unidentified(make_engine):
     engine = make_engine()
     engine.start(CallInfo(caller_id=SARAH))

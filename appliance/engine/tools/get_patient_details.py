@@ -25,7 +25,7 @@ class GetPatientDetails(Tool):
             return {"phone": ctx.caller_id}
         return {"first_name": ctx.first_name, "last_name": ctx.last_name, "dob": ctx.dob,
                 "prefer": tuple(p.id for p in ctx.phone_candidates), "heard": tuple(ctx.name_words),
-                "not_again": tuple(sorted(ctx.candidates_asked))}
+                "not_again": tuple(sorted(ctx.candidates_asked)), "surname_spelled": "last_name" in ctx.spelled}
 
     def pending(self, ctx: CallContext) -> tuple | None:
         if ctx.identity_candidate is not None:
@@ -42,7 +42,7 @@ class GetPatientDetails(Tool):
 
     def call(self, env: ToolEnv, *, phone: str | None = None, first_name: str | None = None,
              last_name: str | None = None, dob: date | None = None, prefer: tuple[str, ...] = (),
-             heard: tuple[str, ...] = (), not_again: tuple[str, ...] = ()) -> dict:
+             heard: tuple[str, ...] = (), not_again: tuple[str, ...] = (), surname_spelled: bool = False) -> dict:
         store, ledger = env.store, env.ledger
         if dob is None or not last_name:
             # caller ID alone: how many records share it, never who the caller is
@@ -98,8 +98,12 @@ class GetPatientDetails(Tool):
         # was heard as: the number and the whole date agree, and only the caller's yes makes it theirs.
         on_number_that_day = [p for p in unasked if p.id in prefer]
         # The surname held counts as heard too: once spelled, it is the one part of the name speech-to-text
-        # did not bend.
+        # did not bend. A spelled surname with a letter or two heard wrong (a "space" written as letters, one
+        # of two Ls lost) is still nearer the record than any spoken one: it counts as near as a name on file.
+        spelled_near = [p for p in unasked if name_score(p.last_name, last_name) >= NAME_MATCH_THRESHOLD] \
+            if surname_spelled else []
         candidate = surname_heard(unasked, (*heard, last_name)) \
+            or (spelled_near[0] if len(spelled_near) == 1 else None) \
             or sound_candidate(unasked, (f"{first_name or ''} {last_name}", *heard)) \
             or (on_number_that_day[0] if len(on_number_that_day) == 1 else None)
         return {"by": "name_dob", "status": "not_found", "patient_id": None,
