@@ -240,6 +240,24 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
 SAID_TWICE_MIN = 3
 
 
+def said_once(letters: str) -> str:
+    """A spelling said twice over in one run, or written so by a decoder caught in a loop: copies of it back to
+    back, the last maybe cut short or missing a letter ("HARRISHARRIS", "SMITHSMIT", "HUGHEFHUGHEFUGHEF"): the
+    spelling once. Other letters, and a name people have that repeats itself ("Barbara", "Hanrahan"), as they
+    are."""
+    from .name_list import is_listed_name   # the name lists load on first use, not when names are read
+
+    if len(letters) < 2 * SAID_TWICE_MIN or is_listed_name(letters):
+        return letters
+    for size in range(SAID_TWICE_MIN, len(letters) - SAID_TWICE_MIN + 1):
+        head, rest, copies = letters[:size], letters[size:], 1
+        while rest.startswith(head):
+            rest, copies = rest[size:], copies + 1
+        if (copies >= 2 and rest in head) or (len(rest) >= SAID_TWICE_MIN and head.startswith(rest)):
+            return head
+    return letters
+
+
 def _taken_back(ct: CallerText, earlier: Spelled, later: Spelled) -> bool:
     """Whether the words between two spellings make the later one a correction of the earlier (the correction
     and no the caller's words declare, `yes_no.takes_back`). The "I" of "I mean" right after a spelling was
@@ -259,10 +277,8 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
     kept: list[Spelled] = []
     for run in runs:
         taken_back = correcting or (bool(kept) and _taken_back(ct, kept[-1], run))
-        letters = run.letters
-        half = len(letters) // 2
-        if len(letters) % 2 == 0 and half >= SAID_TWICE_MIN and letters[:half] == letters[half:]:
-            run = Spelled(letters[:half], run.start, run.end)
+        if said_once(run.letters) != run.letters:
+            run = Spelled(said_once(run.letters), run.start, run.end)
         if any(earlier.letters == run.letters or (earlier.letters.startswith(run.letters) and not taken_back)
                for earlier in kept):
             continue

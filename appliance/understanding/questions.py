@@ -226,7 +226,9 @@ _SPELLED_MIN = 4   # letters: a shorter spelling is too easily some name or othe
 def _listed_name_letters(heard: str) -> str:
     from .name_list import is_listed_name   # the name lists load on first use, not when questions are read
 
-    word = "".join(ch for ch in heard if ch.isalpha()).upper()
+    from .names import said_once
+
+    word = said_once("".join(ch for ch in heard if ch.isalpha()).upper())
     if len(word) < _SPELLED_MIN or is_listed_name(word):
         return heard
     alike = {word[:i] + other + word[i + 1:]

@@ -404,3 +404,18 @@ def test_a_name_said_then_spelled_keeps_the_spelling_not_its_opening_written_as_
     heard = hear("O, D, Guard, O, Stroke, D, E, G, A, A, R, D.", "spell_last")
     assert heard.spelled == "ODEGAARD" and heard.name == PersonName(first=None, last="Odegaard")
     assert hear("J O, J O N E S", "spell_first").spelled == "JO JONES"   # two parts spelled stay two
+
+
+@pytest.mark.parametrize(("heard", "spelled"), [
+    ("H, A, R, R, I, S, H, A, R, R, I, S", "HARRIS"),                   # said twice over
+    ("S, M, I, T, H, S, M, I, T", "SMITH"),                            # the second copy cut short
+    ("H, U, G, H, E, F, H, U, G, H, E, F, U, G, H, E, F", "HUGHES"),  # a loop, its copies missing a letter, an S as F
+    ("W A L K E R W A L K E R W A L", "WALKER"),
+])
+def test_a_spelling_written_over_and_over_is_the_spelling_once(heard, spelled) -> None:
+    assert hear(heard, "spell_last").spelled == spelled
+
+
+@pytest.mark.parametrize("name", ["B A R B A R A", "H A N R A H A N", "G I O R G I O"])
+def test_a_name_people_have_that_repeats_itself_is_spelled_whole(name) -> None:
+    assert hear(name, "spell_last").spelled == name.replace(" ", "")
