@@ -270,10 +270,10 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
     """The spellings a caller meant, where they said one more than once. People spell a name and then spell
     it again or say it, and a decoder can write a spelling over and over ("S U Z U K I S U Z U K I",
     "M S E L E O D. M S E L E O D. M S E L E O"): a run that is one spelling twice is that spelling, and a
-    run that repeats an earlier one, whole or (with no correction said) cut off, is dropped. Asked for one part of the name, a
-    shorter run after a spelling that begins with the same letter, with no correction said, is the name
-    said whole and written as letters ("F I F I T A, F E D"); a correction keeps the later run ("S M I T H,
-    sorry, S M Y T H")."""
+    run that repeats an earlier one, whole or (with no correction said) cut off, is dropped. Asked for one part
+    of the name or its spelling, a run after a spelling that begins with the same letter, shorter or as long
+    and a letter apart, with no correction said, is the name said whole and written as letters ("F I F I T A,
+    F E D", "N W O S U, NWASU"); a correction keeps the later run ("S M I T H, sorry, S M Y T H")."""
     kept: list[Spelled] = []
     for run in runs:
         taken_back = correcting or (bool(kept) and _taken_back(ct, kept[-1], run))
@@ -282,8 +282,9 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
         if any(earlier.letters == run.letters or (earlier.letters.startswith(run.letters) and not taken_back)
                for earlier in kept):
             continue
-        if kept and not taken_back and name_part in ("first", "last") and len(run.letters) < len(kept[-1].letters) \
-                and run.letters[:1] == kept[-1].letters[:1]:
+        if kept and not taken_back and name_part in ("first", "last", "spelling") \
+                and run.letters[:1] == kept[-1].letters[:1] and (len(run.letters) < len(kept[-1].letters) or (
+                    len(run.letters) == len(kept[-1].letters) and fuzz.ratio(run.letters, kept[-1].letters) >= 80)):
             continue
         if kept and not taken_back and name_part in ("first", "last") and run.letters.startswith(kept[-1].letters) \
                 and len(run.letters) > len(kept[-1].letters) and kept[-1].end < len(ct.tokens) \

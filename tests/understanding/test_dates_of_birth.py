@@ -139,6 +139,17 @@ def test_a_day_and_two_digit_year_run_together_after_the_month(heard, born) -> N
     assert hear(heard, "dob", region="US").dob == born
 
 
+@pytest.mark.parametrize(("heard", "born"), [
+    ("July 4-05", date(2005, 7, 4)),
+    ("June 16-92", date(1992, 6, 16)),
+    ("March 3rd-85", date(1985, 3, 3)),
+    ("it's December 25-71, thanks", date(1971, 12, 25)),
+])
+def test_a_day_and_two_digit_year_joined_by_a_hyphen_after_the_month(heard, born) -> None:
+    assert hear(heard, "dob", region="US").dob == born
+    assert hear(heard, "dob", region="GB").dob == born
+
+
 @pytest.mark.parametrize("heard", ["June 1986", "the 3rd of June 1442", "June 2005"])
 def test_a_month_and_a_year_a_caller_could_have_are_left_as_heard(heard) -> None:
     assert hear(heard, "dob", region="US").dob is None

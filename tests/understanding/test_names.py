@@ -251,6 +251,16 @@ def test_a_shorter_run_after_a_spelling_is_the_name_said_whole(text, last):
     assert hear(text, "spell_last").name.last == last
 
 
+@pytest.mark.parametrize(("text", "waiting_for", "last"), [
+    ("NWOSU, NWASU.", "spell_last", "Nwosu"),   # the name said after its letters, written in capitals a letter off
+    ("B E N N E T T, B E N N I T T", "spell_last", "Bennett"),
+    ("NWOSU, NWASU.", "spelling", "Nwosu"),
+])
+def test_a_run_as_long_and_a_letter_apart_after_a_spelling_is_the_name_said_whole(text, waiting_for, last):
+    utterance = hear(text, waiting_for)
+    assert utterance.spelled == last.upper()
+
+
 @pytest.mark.parametrize(("text", "waiting_for", "first", "last"), [
     ("S M I T H E, sorry, S M I T H", "spell_last", None, "Smith"),         # a correction keeps the later run
     ("S M I T H, no wait, S M Y T H", "spell_last", None, "Smyth"),
