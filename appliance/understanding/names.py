@@ -277,8 +277,9 @@ def spelled_once(runs: list[Spelled], ct: CallerText, name_part: str | None, cor
     kept: list[Spelled] = []
     for run in runs:
         taken_back = correcting or (bool(kept) and _taken_back(ct, kept[-1], run))
-        if said_once(run.letters) != run.letters:
-            run = Spelled(said_once(run.letters), run.start, run.end)
+        once = said_once(run.letters)
+        if once != run.letters:
+            run = Spelled(once, run.start, run.end)
         if any(earlier.letters == run.letters or (earlier.letters.startswith(run.letters) and not taken_back)
                for earlier in kept):
             continue

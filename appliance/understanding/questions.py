@@ -225,7 +225,6 @@ _SPELLED_MIN = 4   # letters: a shorter spelling is too easily some name or othe
 
 def _listed_name_letters(heard: str) -> str:
     from .name_list import is_listed_name   # the name lists load on first use, not when questions are read
-
     from .names import said_once
 
     word = said_once("".join(ch for ch in heard if ch.isalpha()).upper())
