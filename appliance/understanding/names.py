@@ -21,6 +21,7 @@ from rapidfuzz import fuzz
 
 from ..domain import fold_name
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
+from .name_list import is_listed_name   # the lists themselves load on first use
 from .normalise import CallerText
 from .utterance import PersonName
 from .yes_no import takes_back
@@ -245,8 +246,6 @@ def said_once(letters: str) -> str:
     back, the last maybe cut short or missing a letter ("HARRISHARRIS", "SMITHSMIT", "HUGHEFHUGHEFUGHEF"): the
     spelling once. Other letters, and a name people have that repeats itself ("Barbara", "Hanrahan"), as they
     are."""
-    from .name_list import is_listed_name   # the name lists load on first use, not when names are read
-
     if len(letters) < 2 * SAID_TWICE_MIN or is_listed_name(letters):
         return letters
     for size in range(SAID_TWICE_MIN, len(letters) - SAID_TWICE_MIN + 1):
