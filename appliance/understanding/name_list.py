@@ -73,3 +73,16 @@ def is_known_name(name: str, part: str) -> bool:
             continue
         return False
     return True
+
+
+def given_name_first(before: str, after: str) -> bool:
+    """Whether the lists say that two names said with a pause between ("Arjun, Banerjee") are a given name then a
+    surname, not a surname then a given name ("Banerjee, Arjun"): the second is only ever a surname and the first
+    is not. (Many surnames are listed as given names too, "Cooper" among them, so a first name alone says less.)"""
+    given, family = _names()
+
+    def surname_only(name: str) -> bool:
+        words = fold_name(name).replace("-", " ").split()
+        return bool(words) and all(w in family and w not in given for w in words)
+
+    return surname_only(after) and not surname_only(before)

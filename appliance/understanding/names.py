@@ -21,7 +21,7 @@ from rapidfuzz import fuzz
 
 from ..domain import fold_name
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
-from .name_list import is_listed_name   # the lists themselves load on first use
+from .name_list import given_name_first, is_listed_name   # the lists themselves load on first use
 from .normalise import CallerText
 from .utterance import PersonName
 from .yes_no import takes_back
@@ -587,7 +587,8 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
 def _surname_then_given(ct: CallerText, run: _Run, blocked: frozenset[str],
                         spelled: list[Spelled]) -> PersonName | None:
     """"Doe, Jane" or "van der Berg, Anna": a surname (one word, or words led by a particle, which never starts a
-    given name), then the given names after a pause, ending the answer. None where `run` is not such a surname."""
+    given name), then the given names after a pause, ending the answer; or, where the name lists say so, a given
+    name and a surname with a pause between ("Arjun, Banerjee"). None where `run` is neither."""
     tokens = ct.tokens
     if not (len(run.parts) == 1 or run.parts[0] in NAME_PARTICLES) or run.end >= len(tokens) \
             or run.end not in ct.clause_starts:
@@ -603,8 +604,11 @@ def _surname_then_given(ct: CallerText, run: _Run, blocked: frozenset[str],
     lone_particle = len(second.parts) == 1 and second.parts[0] in NAME_PARTICLES and len(second.parts[0]) >= 3
     if run.ambiguous and second.ambiguous and not lone_particle:
         return None
-    return PersonName(first=" ".join(title_case(p) for p in second.parts),
-                      last=" ".join(title_case(p) for p in run.parts))
+    given, surname = second, run
+    if given_name_first(" ".join(run.parts), " ".join(second.parts)):
+        given, surname = run, second   # a pause between a given name and a surname ("Arjun, Banerjee")
+    return PersonName(first=" ".join(title_case(p) for p in given.parts),
+                      last=" ".join(title_case(p) for p in surname.parts))
 
 
 def _surname_after_bent_words(ct: CallerText, run: _Run, name_part: str, spelled: list[Spelled],

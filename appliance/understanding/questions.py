@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+import jellyfish
 import regex
 from anyascii import anyascii
+from rapidfuzz import fuzz
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..yaml_files import read_yaml
@@ -152,17 +154,25 @@ def _not_an_offered_time(text: str, m: Any, scene: Any) -> bool:
     return not any(s.start.minute == minute and s.start.hour % 12 == hour % 12 for s in slots)
 
 
+# how alike (rapidfuzz ratio) a name's letters and the bent word written for it are at least ("Eyer, IYER": 75)
+SPELLED_LIKE_THE_WORD = 70
 _WORD_BEFORE = regex.compile(r"([^\W\d_][\w']*)[\s,.\-]*$")
 
 
 def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
-    """The letters matched are those of the word just before them, accents and case aside ("López, LOP-EZ")."""
+    """The letters matched are those of the word just before them, accents and case aside ("López, LOP-EZ"), or
+    of a name that sounds like it (the Match Rating Approach): a name corrected is said, then spelled because it
+    was misheard, and the word written for it may be bent ("Eyer, IYER")."""
     before = _WORD_BEFORE.search(text[:m.start()])
     letters = "".join(ch for ch in m.group(0) if ch.isalpha())
     if before is None or len(letters) < 2:
         return False
     word = "".join(ch for ch in anyascii(before.group(1)) if ch.isalpha())
-    return word.upper() == letters.upper()
+    if word.upper() == letters.upper():
+        return True
+    # the sound comparison alone is loose on short words ("this, NHS"): the letters must also be mostly the word's
+    return (len(letters) >= 3 and bool(jellyfish.match_rating_comparison(word, letters))
+            and fuzz.ratio(word.upper(), letters.upper()) >= SPELLED_LIKE_THE_WORD)
 
 
 REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
@@ -177,7 +187,8 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("whole_answer", "when it is the whole answer, apart from fillers and thanks", _whole_answer),
     RepairContext("implausible_birth_year", "a year of birth no caller could have", _implausible_birth_year),
     RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),
-    RepairContext("spells_the_word_before", "letters that spell the word just before them", _spells_the_word_before),
+    RepairContext("spells_the_word_before", "letters that spell the word just before them, or a word "
+                  "that sounds like them", _spells_the_word_before),
 )}
 
 

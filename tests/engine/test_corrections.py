@@ -286,3 +286,20 @@ def test_a_date_of_birth_said_with_slashes_written_as_words_corrects_the_new_pat
     again = engine.turn(correction)
     assert engine.ctx.dob == dob and engine.ctx.window is None, again.reply
     assert "1989" in again.reply and not created(again)
+
+
+# ------------------------------------------------------------ a surname corrected at the read-back, said bent, then spelled
+
+@pytest.mark.parametrize(("correction", "surname"), [
+    ("Oh, my surname is actually Ed Eyer, IYER.", "Iyer"),       # the letters written as a word in capitals
+    ("sorry, it's actually Smith, SMYTH", "Smyth"),
+    ("no, my surname is Clark, CLARKE", "Clarke"),
+])
+def test_a_surname_said_bent_then_spelled_in_capitals_at_the_read_back_is_stored_as_spelled(call, correction, surname):
+    engine = call()
+    asked = say(engine, "I'd like to book a follow-up, I've never been before", "Zara Quinlan",
+                "the 15th of June 1988", "oh four one two, three four five, six seven eight")
+    assert asked.waiting_for == "confirm"
+    again = engine.turn(correction)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Zara", surname), again.reply
+    assert ", ".join(surname.upper()) in again.reply and not created(again)

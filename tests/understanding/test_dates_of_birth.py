@@ -289,6 +289,11 @@ def test_a_month_said_as_an_ordinal_run_into_a_two_digit_year(heard, born) -> No
     ("23-rd-3-1984", "GB", date(1984, 3, 23)),
     ("12-th-12-95", "GB", date(1995, 12, 12)),
     ("the 5-th of the 11-th 1979", "GB", date(1979, 11, 5)),
+    # two ordinals, the second "the" written "a"
+    ("The 11th of a 2nd 44.", "GB", date(1944, 2, 11)),
+    ("the 3rd of a 4th, 82", "GB", date(1982, 4, 3)),
+    ("21st of a 12th 1990", "GB", date(1990, 12, 21)),
+    ("the first of a sixth, seventy", "GB", date(1970, 6, 1)),
     ("4-th of July 1976", "US", date(1976, 7, 4)),
     # three numbers, a day or month among them said as an ordinal
     ("3rd 23rd 1984", "US", date(1984, 3, 23)),

@@ -57,6 +57,11 @@ FULL = [
     ("It's Smith, John.", "full_name", "John", "Smith"),
     ("yeah it's Nguyen, Anna", "full_name", "Anna", "Nguyen"),
     ("my name is Patel, Priya", "full_name", "Priya", "Patel"),
+    ("Kowalski, Anna", "full_name", "Anna", "Kowalski"),
+    # a pause between a given name and a surname, in the usual order, where the name lists tell which is which
+    ("the name's, Argin, Banerjee.", "full_name", "Argin", "Banerjee"),   # a given name bent, then a surname
+    ("Priya, Sharma", "full_name", "Priya", "Sharma"),
+    ("it's Kwame, Mensah, thanks", "full_name", "Kwame", "Mensah"),
     # a surname that is also an ordinary word, then a given name that can also lead a surname, said alone
     ("Cooper, Ben.", "full_name", "Ben", "Cooper"),
     ("Taylor, Ben", "full_name", "Ben", "Taylor"),
@@ -383,6 +388,11 @@ def test_a_day_after_i_meant_is_no_name(text):
     ("No, it's Nguyen, NGUYEN.", "confirm", "NGUYEN"),
     ("the surname is Doe, DOE", "confirm", "DOE"),
     ("John Smyth, SMY-TH", "full_name", "SMYTH"),
+    # the name said bent, then spelled: the letters sound like the word before them
+    ("Oh, my surname is actually Ed Eyer, IYER.", "confirm_details", "IYER"),
+    ("It's actually Smith, SMYTH.", "confirm_details", "SMYTH"),
+    ("Clark, CLARKE", "last_name", "CLARKE"),
+    ("sorry, my surname is Mensa, MENSAH", "dob", "MENSAH"),
 ])
 def test_a_name_spelled_right_after_it_in_capitals_is_letters(heard, question, letters):
     utterance = hear(heard, question)
