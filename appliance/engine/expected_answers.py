@@ -1,9 +1,10 @@
 """What the caller's next answer is likely to be, when the question's answers are few and known.
 
 Where the answer set is small (a yes or a no at a read-back, one of the slots just offered, one of the
-clinic's sites or services, one of the patients on the caller's number, a day of the week said alone), the ears can score these phrases
-against the audio as well as transcribing it freely (voice/stt.py: never instead of it, and never to invent
-an answer the free transcription does not allow). Built from the question just asked and the call so far.
+clinic's sites or services, one of the patients on the caller's number, one of the caller's own appointments,
+a day of the week said alone), the ears can score these phrases against the audio as well as transcribing it
+freely (voice/stt.py: never instead of it, and never to invent an answer the free transcription does not
+allow). Built from the question just asked and the call so far.
 
 The phrases come grouped by the option they mean (a site's name and its aliases, a slot's position and its
 time): a scored answer must stand clearly above the other options, not above another way of saying the same
@@ -34,6 +35,14 @@ def expected_answers(question: Question, ctx: CallContext, env: RuleEnv) -> Opti
         for position, slot in zip(_POSITIONS, ctx.offered):
             said = say_time(slot.start.time())
             options.append((position, position.removeprefix("the "), said, f"the {said} one"))
+    if question.wants("booking") and ctx.bookings and len(ctx.bookings) <= len(_POSITIONS):
+        # which of their own appointments: as often its time, day or service as its place in the list (the
+        # place by date, as the understanding layer counts it)
+        for position, booking in zip(_POSITIONS, sorted(ctx.bookings, key=lambda b: b.start)):
+            said = say_time(booking.start.time())
+            day = WEEKDAY_NAMES[booking.start.weekday()]
+            service = env.catalog.service(booking.service_id).name
+            options.append((position, said, f"the {said} one", f"the {service}", day, f"the {day} one"))
     if question.wants("location"):
         # a site is as often "the Docklands one" as "Docklands": the bare name alone reads badly over
         # audio that has the words around it

@@ -16,6 +16,9 @@ PICKS = [
     ("the second one", (1,)), ("the last one", (1,)), ("the 2pm one", (1,)), ("the North Sydney one", (1,)),
     ("both", (0, 1)), ("all of them", (0, 1)), ("both of them please", (0, 1)), ("all my appointments", (0, 1)),
     ("everything", (0, 1)),
+    # "one" written as a digit after what picks it
+    ("The Tuesday 1.", (0,)), ("the massage 1, thanks", (1,)), ("the follow up 1, thank you", (0,)),
+    ("the later 1", (1,)),
 ]
 
 

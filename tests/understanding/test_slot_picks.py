@@ -22,6 +22,7 @@ PICKS = [
     ("I'll take the later one with Raj", 1), ("the earlier one with Anna", 0),
     ("1215, please.", 1),  # speech-to-text wrote "twelve fifteen" without its colon
     ("2nd, 1", 1), ("2nd,", 1), ("the second", 1),  # "the second one" as speech-to-text writes it
+    ("the later 1 please", 1), ("the first 1.", 0),
     ("1", 0), ("2", 1),                              # ... and "the first one", when no slot is at 1 or 2
     ("3, the second one", 1),                        # a stray number Whisper put before the position
     ("12, the second one, 12", 1),                   # ... or one that fits the other slot's hour

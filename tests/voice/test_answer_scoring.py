@@ -97,6 +97,19 @@ def test_each_day_of_the_week_is_an_expected_answer_when_a_day_or_time_is_asked(
             ("Sunday",)] == [o for o in options if len(o) == 1 and o[0].endswith("day")]
 
 
+def test_the_callers_own_appointments_are_expected_by_place_time_day_and_service(flow, clinic):
+    from appliance.clinic.regions import region_for
+    from appliance.engine.rule_env import RuleEnv
+
+    catalog = clinic.catalog()
+    env = RuleEnv(catalog, clinic.profile(), {}, region_for(clinic.profile().region))
+    ctx = CallContext(call_id="test")
+    ctx.bookings = BOOKINGS
+    later, earlier = expected_answers(flow.questions["booking_choice"], ctx, env)[::-1]
+    assert {"the first one", "1:45 pm", "the 1:45 pm one", "Wednesday", "the Wednesday one"} <= set(earlier)
+    assert {"the second one", "8:15 am", "the 8:15 am one", f"the {catalog.services[1].name}"} <= set(later)
+
+
 def test_scoring_never_gives_a_yes_however_well_it_reads():
     yes, rival = Reading("correct", "yes", -0.5, 1), Reading("incorrect", "rival", -30.0, 2)
     assert choose("", None, [yes, Reading("nope", "no", -20.0, 1), rival]) is None
@@ -154,6 +167,19 @@ OFFERED = (datetime(2027, 2, 11, 9, 15), datetime(2027, 2, 11, 12, 15), datetime
 NOW = datetime(2027, 2, 8, 10, 0)
 # a short pick Whisper base writes as other words in espeak-ng's voice over G.711 ("Aircon one.")
 SLOT_PICK_MISSED, SLOT_PICK_MEANS = "Second one.", 1
+
+
+def _booking(start: datetime, service: int):
+    from appliance.clinic import load_clinic_file
+    from appliance.domain import AppointmentRecord
+
+    catalog = load_clinic_file(ROOT / "config" / "clinic.demo.yaml", today=NOW.date()).catalog()
+    return AppointmentRecord(f"a{service}", "p1", catalog.services[service].id, catalog.practitioners[0].id,
+                             catalog.locations[0].id, start, 30, "booked")
+
+
+# the caller's own appointments, in the order read out: a Wednesday afternoon's and a Saturday morning's
+BOOKINGS = (_booking(datetime(2027, 2, 10, 13, 45), 0), _booking(datetime(2027, 2, 13, 8, 15), 1))
 
 
 @pytest.fixture(scope="module")
@@ -238,6 +264,32 @@ def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, cl
     assert meaning(free).slot_pick is None, f"Whisper now hears {said!r} as {free!r}: choose another example"
     text = heard(runtime, pcm, question, expected, understand=meaning)
     assert meaning(text).slot_pick == SLOT_PICK_MEANS, f"{said!r} was heard as {text!r}"
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_an_appointment_picked_by_its_time_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, seed):
+    """Said by Piper's voice over G.711 (these seeds: Whisper base writes "0.8151" or "The right 15-1.")."""
+    from appliance.clinic.regions import region_for
+    from appliance.engine.rule_env import RuleEnv
+    from appliance.simulate.caller_speech import CallerVoice
+    from appliance.understanding import ListenContext, understand
+
+    question = flow.questions["booking_choice"]
+    catalog, region = clinic.catalog(), region_for(clinic.profile().region)
+    ctx = CallContext(call_id="test")
+    ctx.bookings = BOOKINGS
+    expected = expected_answers(question, ctx, RuleEnv(catalog, clinic.profile(), {}, region))
+    context = ListenContext(question=question, now=NOW, catalog=catalog, region=region, bookings=BOOKINGS)
+
+    def meaning(text):
+        return understand(text, context)
+
+    quiet = bytes(int(0.3 * RATE) * 2)
+    pcm = quiet + CallerVoice(runtime, RATE, voice="piper-joe", line="g711", seed=seed).audio("the 8:15 one") + quiet
+    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
+    assert meaning(free).booking_picks == (), f"Whisper now hears it as {free!r}: choose another seed"
+    text = heard(runtime, pcm, question, expected, understand=meaning)
+    assert meaning(text).booking_picks == (1,), f"heard as {text!r}"
 
 
 @pytest.mark.parametrize(("day", "seed", "weekday"), [("Monday", 1, 0), ("Monday", 6, 0), ("Wednesday", 1, 2)])
