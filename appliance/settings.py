@@ -94,6 +94,9 @@ class VoiceSettings(Section):
     filler_after_ms: int = Field(400, ge=0)
     silence_checkins_s: tuple[float, ...] = Field((10, 20, 40), min_length=1)
     barge_in_min_s: float = Field(0.5, ge=0)
+    # quiet after the caller's words at which the reply worked out for them starts, before the turn is handed over
+    # (appliance/voice/listener.py); 0: only once it is
+    speak_ahead_s: float = Field(0.35, ge=0, le=2)
     greeting_cache: bool = True
     stt_hotwords: bool = True
     # score the answers a question expects against the audio where Whisper's words understood nothing

@@ -173,8 +173,13 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
     def stt_after(t):  # STT still running after the turn was called over (it may start at the pause)
         return max(0.0, (decoded(t) - t.turn_end) * 1000)
 
-    def hold(t):  # the listener's wait for HANDOVER_QUIET_S of quiet, in case the caller goes on
-        return max(0.0, (t.heard_at - max(t.turn_end, decoded(t))) * 1000)
+    def hold(t):  # the listener's wait for HANDOVER_QUIET_S of quiet, in case the caller goes on (a reply started
+        # ahead of the hand-over waited only until it started)
+        until = min(t.heard_at, t.agent_start) if t.spoken_ahead and t.agent_start else t.heard_at
+        return max(0.0, (until - max(t.turn_end, decoded(t))) * 1000)
+
+    def after_hold(t):  # the engine and the first phrase: worked out during the hold for a reply started ahead
+        return 0.0 if t.spoken_ahead else (t.engine_ms or 0) + (t.tts_first_audio_ms or 0)
 
     complete = [t for t in replies if t.turn_end and t.heard_at]
     timelines = [line for r in results if r.tape is not None and r.summary
@@ -197,14 +202,15 @@ async def run_level(runtime, flow, sources, width: int, call_class=None) -> dict
         "queue wait": [t.queue_ms for t in complete if t.queue_ms is not None],
         "engine (+LLM)": [t.engine_ms for t in complete if t.engine_ms is not None],
         "TTS first audio": [t.tts_first_audio_ms for t in complete if t.tts_first_audio_ms is not None],
-        "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - hold(t) - (t.engine_ms or 0)
-                                 - (t.tts_first_audio_ms or 0) for t in complete],
+        "queues and hand-offs": [t.latency_ms - wait(t) - stt_after(t) - hold(t) - after_hold(t) for t in complete],
         "line out": [v for v in map(line_out, timelines) if v is not None],
     }
     return {
         "width": width, "calls": len(results), "passed": sum(r.verdict.passed for r in results),
         "failures": [r.verdict.line() for r in results if not r.verdict.passed],
         "speculative": sum(t.stt_speculative for t in complete), "replies_timed": len(complete),
+        "ahead": sum(t.spoken_ahead for t in complete),
+        "taken_back": sum(r.summary.taken_back for r in results if r.summary),
         "turns": len(latencies), "p50": percentile(latencies, 50) if latencies else None,
         "p95": percentile(latencies, 95) if latencies else None, "max": max(latencies) if latencies else None,
         "interruptions": sum(gap.interrupted for gap in gaps), "lines": len(gaps),
@@ -309,7 +315,8 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
         f"({settings.device.stt_compute_type}, beam {settings.voice.stt_beam_size}), TTS {settings.models.tts}, "
         f"LLM {'on' if runtime.language_model is not None else 'off'} "
         f"(classify {settings.llm.classify}, rephrase {settings.llm.rephrase}), Smart Turn {settings.voice.smart_turn}, "
-        f"VAD stop {settings.voice.vad_stop_secs} s, rate {settings.voice.sample_rate} Hz.",
+        f"VAD stop {settings.voice.vad_stop_secs} s, speak ahead {settings.voice.speak_ahead_s} s, "
+        f"rate {settings.voice.sample_rate} Hz.",
         f"Scenarios: {', '.join(p.name for p in args.scenarios)}, played in real time at each level "
         f"(waves of N simultaneous calls). Models loaded in {load_s:.1f} s. "
         f"Load average before the run: {load_before} (other work on the box inflates every figure).",
@@ -350,7 +357,11 @@ def report(args, runtime, load_s: float, figures: dict, levels: list[dict], load
               "wait is the time the turn's decode and the reply's speech waited on the box's scheduler "
               "(appliance/voice/scheduler.py). Transcripts taken from a decode started at a pause: "
               + ", ".join(f"{level['speculative']} of {level['replies_timed']} at {level['width']}" for level in levels)
-              + "."]
+              + ". Replies that started playing ahead of the hand-over (`[voice] speak_ahead_s`: their hold is counted "
+              "until the reply started, and the engine and first phrase were worked out during it): "
+              + ", ".join(f"{level['ahead']} of {level['replies_timed']} at {level['width']}" for level in levels)
+              + "; taken back because the caller went on: "
+              + ", ".join(f"{level['taken_back']} at {level['width']}" for level in levels) + "."]
     lines += ["", "One thing at a time (no calls running):", "",
               f"- STT real-time factor {figures['stt_rtf']:.2f} (median over caller lines at 8 kHz quality)",
               f"- TTS real-time factor {figures['tts_rtf']:.3f}; first audio of a reply {fmt(figures['tts_first_ms'])}",

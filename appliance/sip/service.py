@@ -199,9 +199,9 @@ class PhoneService:
             self._database = self.settings.database_target()
         return self._database
 
-    def _prepare_clinic(self) -> str:
+    def _prepare_clinic(self) -> list[str]:
         """The default engine's clinic, flow and database (built from the clinic file when missing; the shared
-        store loaded from it when it holds no clinic yet)."""
+        store loaded from it when it holds no clinic yet); the lines to warm (`voice.greeting_for`)."""
         from ..clinic import load_clinic_file
         from ..engine.clock import ClinicClock
         from ..engine.flow import load_flow
@@ -287,7 +287,7 @@ class PhoneService:
             stuck.append("calls")
         return stuck
 
-    def _warm(self, greeting: str | None) -> None:
+    def _warm(self, greeting: list[str] | None) -> None:
         from ..voice import VoiceRuntime
         from .call_session import SHUTDOWN_LINE
         from .front_desk import JOINING_LINE
@@ -295,7 +295,7 @@ class PhoneService:
 
         runtime: VoiceRuntime = self.runtime
         started = time.perf_counter()
-        runtime.warm_clinic(greeting or "", self.rate, self._flow)
+        runtime.warm_clinic(greeting or [], self.rate, self._flow)
         runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE, JOINING_LINE], self.rate)
         self.hold_pcm = hold_sound(self.settings.sip.hold_audio, self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)

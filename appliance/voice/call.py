@@ -61,6 +61,7 @@ class CallSummary:
     greeting_delay_ms: float | None
     pipeline_start_ms: float | None
     failures: dict[str, int] = field(default_factory=dict)
+    taken_back: int = 0   # replies started ahead of the hand-over and stopped because the caller went on
 
 
 class VoiceCall:
@@ -96,6 +97,7 @@ class VoiceCall:
             transcriber=runtime.transcriber, rate=rate, vad_start_secs=voice.vad_start_secs,
             vad_stop_secs=voice.vad_stop_secs, smart_turn=runtime.smart_turn, barge_in_min_s=voice.barge_in_min_s,
             hotwords=hotwords, call_id=self.call_id, answer_scoring=voice.stt_answer_scoring,
+            speak_ahead_s=voice.speak_ahead_s,
             on_barge_in=lambda at: on_event and on_event(_barge_in_event(at)))
         self.conversation.listener = self.listener
         self.vad = VADProcessor(vad_analyzer=self.vad_analyzer(self.listener.vad_pause_secs))
@@ -164,7 +166,7 @@ class VoiceCall:
         return CallSummary(
             call_id=self.call_id, outcome=c.outcome, timings=list(c.timings), results=list(c.results),
             heard=list(c.heard), greeting_delay_ms=c.greeting_delay_ms, pipeline_start_ms=self._pipeline_started_ms,
-            failures=failures)
+            failures=failures, taken_back=getattr(self.listener, "taken_back", 0))
 
     async def _close_record(self) -> None:
         """The pipeline ended without the conversation ending the call (cancelled): close the record."""
@@ -186,12 +188,26 @@ def _barge_in_event(at: float):
     return CallEvent("barge_in", data={"at": at})
 
 
-def greeting_for(flow, store, clock) -> str:
-    """The greeting a call from a withheld number would get, without recording anything.
+def greeting_for(flow, store, clock) -> list[str]:
+    """The greeting a call from a withheld number would get, then every reply whose only facts are the clinic's
+    own (its name, phone number, the emergency number: "Thank you for calling {clinic}. Goodbye."), worded as a
+    call would word them, without recording anything.
 
     Run it where `store` may be used (its database's thread); the runtime then
-    synthesises it before the phone rings.
+    synthesises them before the phone rings (`VoiceRuntime.warm_clinic`), so a call's last words wait on no model.
     """
     from ..engine.engine import Engine
+    from ..engine.replies import Facts, placeholders, render
 
-    return Engine(flow=flow, store=store, clock=clock, recorder=None).start(CallInfo()).reply
+    engine = Engine(flow=flow, store=store, clock=clock, recorder=None)
+    lines = [engine.start(CallInfo()).reply]
+    facts = Facts(engine.ctx, engine.env, clock.now())
+    for texts in flow.templates.values():
+        for text in texts if isinstance(texts, (list, tuple)) else [texts]:
+            if placeholders(str(text)) <= CLINIC_FACTS:
+                lines.append(render(str(text), facts))
+    return list(dict.fromkeys(lines))
+
+
+# the facts a reply can hold that are the same on every call to the clinic
+CLINIC_FACTS = frozenset({"clinic", "clinic_phone", "emergency_number"})

@@ -51,7 +51,8 @@ from pipecat.processors.frame_processor import FrameDirection, FrameProcessor
 
 from ..engine.types import CallInfo, TurnResult
 from .engine_host import EngineHost
-from .frames import AgentSpeechFrame, CallerTurnFrame, PrepareSpeechFrame, ProvisionalTurnFrame, SpeechMarkFrame
+from .frames import (AgentSpeechFrame, CallerTurnFrame, PrepareSpeechFrame, ProvisionalTurnFrame, SpeakAheadFrame,
+                     SpeechMarkFrame)
 from .speech_cache import ENGINE_FAILED_LINE, FILLERS, HOLDING_LINES
 
 log = logging.getLogger("appliance.voice")
@@ -63,6 +64,8 @@ Cut = tuple[str, str, "str | None"]
 
 HOLD_GAP_S = 0.6        # the longest quiet between holding lines while a turn takes long
 HOLD_LINE_WAIT_S = 10.0  # a holding line that never reports played is given up on after this
+# how long a reply asked to play ahead of its turn's hand-over may take to be worked out; later, it waits for the turn
+AHEAD_WAIT_S = 0.15
 
 
 @dataclass
@@ -97,6 +100,7 @@ class TurnTiming:
     stt_failed: bool = False
     unheard: bool = False             # the caller spoke and no words were made out
     filler: bool = False
+    spoken_ahead: bool = False        # the reply started playing before the turn was handed over (SpeakAheadFrame)
     result: TurnResult | None = None
 
     @property
@@ -129,6 +133,17 @@ class _Speech:
     failed: bool = False
 
 
+@dataclass
+class _Ahead:
+    """The reply worked out for a caller's words before their turn was handed over (ProvisionalTurnFrame), and,
+    once the listener says so (SpeakAheadFrame), its speech, playing ahead of the hand-over."""
+    words: str                   # the caller's words it answers
+    turns_in: int                # the caller turns taken before them
+    reply: asyncio.Future        # the engine's reply to them (None: none to be had)
+    said: str | None = None      # the reply playing ahead
+    speech: _Speech | None = None
+
+
 class EngineProcessor(FrameProcessor):
     def __init__(self, *, host: EngineHost, engine: Any, call_info: CallInfo = CallInfo(),
                  filler_after_ms: float = 400, silence_checkins_s: tuple[float, ...] = (10, 20, 40),
@@ -156,6 +171,7 @@ class EngineProcessor(FrameProcessor):
         self.listener: Any = None            # the CallerListener, told when the call stops listening
         self._inbox: asyncio.Queue = asyncio.Queue()
         self._speeches: dict[int, _Speech] = {}
+        self._ahead: _Ahead | None = None
         self._ids = itertools.count(1)
         self._main: asyncio.Task | None = None
         self._answering: asyncio.Future | None = None   # the engine's greeting, asked for as the call is run
@@ -183,6 +199,9 @@ class EngineProcessor(FrameProcessor):
             return
         if isinstance(frame, ProvisionalTurnFrame):
             self.create_task(self._prepare_reply(frame, self._turns_in))
+            return
+        if isinstance(frame, SpeakAheadFrame):
+            self.create_task(self._speak_ahead(frame.text, self._turns_in))
             return
         if isinstance(frame, VADUserStartedSpeakingFrame):
             self._stop_silence_timer()
@@ -212,6 +231,7 @@ class EngineProcessor(FrameProcessor):
         self._emit(CallEvent("failure", text="tts", data={"kind": frame.kind, "error": reason}))
 
     def _cut_speech(self) -> None:
+        self._ahead = None
         now = time.time()
         for speech in list(self._speeches.values()):
             speech.cut = True
@@ -311,7 +331,7 @@ class EngineProcessor(FrameProcessor):
         result = await self._ask_engine(timing, partial(self.engine.turn, doubtful=frame.doubtful), frame.text)
         if result is None:
             return
-        await self._answer(result, timing, caller_text=frame.text)
+        await self._answer(result, timing, caller_text=frame.text, ahead=await self._reply_ahead(result.reply))
 
     async def _ask_engine(self, timing: TurnTiming, method, *args) -> TurnResult | None:
         delay = self.filler_after_ms / 1000
@@ -365,13 +385,47 @@ class EngineProcessor(FrameProcessor):
         preview = getattr(self.engine, "preview", None)
         if preview is None or self.rephraser is not None or self.finished.is_set() or self._hung_up:
             return
+        ahead = self._ahead = _Ahead(frame.text, turns_in, asyncio.get_running_loop().create_future())
+        reply = None
         try:
             reply = await self.host.call(preview, frame.text, doubtful=frame.doubtful)
         except Exception as exc:   # only a head start lost: the turn itself is taken as ever
             log.debug("call %s: no reply made ready (%s)", self.call_id, type(exc).__name__)
-            return
+        finally:
+            ahead.reply.set_result(reply)
         if reply and self._turns_in == turns_in and not self.finished.is_set():
             await self.push_frame(PrepareSpeechFrame(text=reply))
+
+    async def _speak_ahead(self, words: str, turns_in: int) -> None:
+        """The listener has heard enough quiet after `words` to start their reply before the turn is handed over:
+        the reply worked out for them plays now, if it is ready within AHEAD_WAIT_S and nothing else is said."""
+        ahead = self._ahead
+        if ahead is None or ahead.words != words or ahead.turns_in != turns_in:
+            return
+        try:
+            reply = await asyncio.wait_for(asyncio.shield(ahead.reply), AHEAD_WAIT_S)
+        except asyncio.TimeoutError:
+            return
+        if (not reply or self._ahead is not ahead or self._turns_in != turns_in or self._speeches
+                or self.finished.is_set() or self._hung_up):
+            return
+        ahead.said = reply
+        ahead.speech = self._new_speech("reply")
+        await self.push_frame(AgentSpeechFrame(text=reply, seq=-1, kind="reply",
+                                               utterance_id=ahead.speech.utterance_id))
+
+    async def _reply_ahead(self, reply: str) -> _Speech | None:
+        """The speech already playing `reply`, started ahead of the turn's hand-over; a reply playing ahead that is
+        not this one stops (the engine answered otherwise than its preview)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None or ahead.speech is None or ahead.speech.cut:
+            return None
+        if ahead.said == reply:
+            return ahead.speech
+        log.info("call %s: the reply started ahead is not the engine's; it stops", self.call_id)
+        await self.broadcast_interruption()
+        self._cut_speech()
+        return None
 
     def _write_may_follow(self) -> bool:
         """The last question was a read-back: a yes now runs a write (a store that is slow or locked)."""
@@ -401,8 +455,10 @@ class EngineProcessor(FrameProcessor):
         self._last_filler = self._fillers.choice(choices)
         return self._last_filler
 
-    async def _answer(self, result: TurnResult, timing: TurnTiming, *, caller_text: str) -> None:
-        """Speak a TurnResult, wait until it has been played (or cut), record it, then act on the ending."""
+    async def _answer(self, result: TurnResult, timing: TurnTiming, *, caller_text: str,
+                      ahead: _Speech | None = None) -> None:
+        """Speak a TurnResult (`ahead`: it is playing already), wait until it has been played (or cut), record it,
+        then act on the ending."""
         timing.seq = result.seq
         timing.agent_text = result.reply
         timing.state = result.state
@@ -419,7 +475,8 @@ class EngineProcessor(FrameProcessor):
             self.listener.expected = result.expected
             if hasattr(self.engine, "understand_answer"):
                 self.listener.understand = lambda text: self.host.run(self.engine.understand_answer, text)
-        speech = await self._say(result.reply, seq=result.seq, kind=timing.kind)
+        speech = ahead or await self._say(result.reply, seq=result.seq, kind=timing.kind)
+        timing.spoken_ahead = ahead is not None
         await speech.finished.wait()
         timing.tts_first_audio_ms = round(speech.first_audio_ms, 1) if speech.first_audio_ms is not None else None
         timing.queue_ms = round((timing.queue_ms or 0.0) + speech.queue_ms, 1)
@@ -440,9 +497,13 @@ class EngineProcessor(FrameProcessor):
             self._start_silence_timer()
 
     async def _say(self, text: str, *, seq: int, kind: str) -> _Speech:
+        speech = self._new_speech(kind)
+        await self.push_frame(AgentSpeechFrame(text=text, seq=seq, kind=kind, utterance_id=speech.utterance_id))
+        return speech
+
+    def _new_speech(self, kind: str) -> _Speech:
         speech = _Speech(next(self._ids), kind)
         self._speeches[speech.utterance_id] = speech
-        await self.push_frame(AgentSpeechFrame(text=text, seq=seq, kind=kind, utterance_id=speech.utterance_id))
         return speech
 
     async def _ended(self, result: TurnResult) -> None:

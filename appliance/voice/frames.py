@@ -49,6 +49,15 @@ class ProvisionalTurnFrame(DataFrame):
 
 
 @dataclass
+class SpeakAheadFrame(DataFrame):
+    """The caller has been quiet long enough after the words of the last ProvisionalTurnFrame (`text`) that the
+    reply made ready for them starts playing, before the turn is handed over. If the caller goes on, the listener
+    takes it back with an interruption; if not, the reply the engine then gives is the one already playing."""
+
+    text: str = ""
+
+
+@dataclass
 class PrepareSpeechFrame(DataFrame):
     """A reply the agent is likely to say next: the speaker makes its first phrase ready, and plays it at once if
     the reply then asked for is exactly this text."""

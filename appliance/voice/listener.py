@@ -46,6 +46,18 @@ quiet cannot be much shorter: callers pause 0.3-0.4 s at a comma ("Yes, | but
 can we make it Tuesday?"), and Smart Turn scores the "Yes," before it as
 finished as a lone "Yes." (0.84-0.98 against 0.74-0.99 on Piper's voice).
 
+Speaking ahead of the hand-over (`speak_ahead_s`, `[voice] speak_ahead_s`): once
+the line has been quiet that long after words whose reply is being made ready
+(the ProvisionalTurnFrame), a SpeakAheadFrame starts that reply playing, while
+the hand-over still waits out its quiet. The engine has changed nothing yet
+(the reply was worked out on a copy of the call), so if the caller's sound
+comes again the listener takes the reply back at once (an interruption, the
+agent cut off after a syllable or two, as people do when they both start) and
+the utterance goes on as one turn; if not, the turn is handed over and the
+reply the engine gives, the same words, is the one already playing. Until the
+hand-over the reply's audio is not the agent speaking over the caller: the
+caller going on reopens their utterance, as in any pause.
+
 Barge-in: while the agent is speaking, caller speech stops the agent only
 when it is real words: once the utterance has lasted `barge_in_min_s`, it is
 transcribed and, if Whisper hears words (not a cough) that are more than a
@@ -103,7 +115,7 @@ from pipecat.utils.time import time_now_iso8601
 from ..understanding import Question
 from ..understanding.normalise import TWO_NOTE_YES, normalise
 from .answer_scoring import Expected, expected_for
-from .frames import CallerTurnFrame, ProvisionalTurnFrame
+from .frames import CallerTurnFrame, ProvisionalTurnFrame, SpeakAheadFrame
 from .scheduler import BoxScheduler, Job, Priority, box_scheduler
 from .stt import Transcript, WhisperTranscriber
 from .turn_analyzer import (QuestionTurnAnalyzer, answer_looks_complete, completes_sooner,  # noqa: F401 (tests' names)
@@ -208,7 +220,7 @@ class CallerListener(STTService):
                  smart_turn: SmartTurn | None = None, barge_in_min_s: float = 0.5, hotwords: str = "",
                  call_id: str = "-", on_barge_in: Callable[[float], None] | None = None,
                  turn_analyzer: QuestionTurnAnalyzer | None = None, answer_scoring: bool = True,
-                 scheduler: BoxScheduler | None = None, **kwargs):
+                 scheduler: BoxScheduler | None = None, speak_ahead_s: float = 0.0, **kwargs):
         # the caller's audio stops here: nothing after the ears needs it
         model = getattr(transcriber, "model_dir", None)
         super().__init__(audio_passthrough=False, sample_rate=rate, **kwargs,
@@ -221,6 +233,9 @@ class CallerListener(STTService):
         self.turn_analyzer = turn_analyzer or QuestionTurnAnalyzer(smart_turn, sample_rate=rate)
         self.turn_analyzer.set_sample_rate(rate)
         self.barge_in_min_s = barge_in_min_s
+        # quiet after the words at which the reply worked out for them starts playing, before the turn is handed
+        # over (0: only once it is); see the module
+        self.speak_ahead_s = speak_ahead_s
         self.hotwords = hotwords
         self.turn_hotwords = ""    # what the next answer is likely to hold (set by the EngineProcessor)
         # the engine's likely answers to the question just asked, each option's phrases (ditto)
@@ -231,8 +246,11 @@ class CallerListener(STTService):
         self.on_barge_in = on_barge_in
         self.accepting = True
         self.agent_speaking = False
+        self._bot_playing = False                 # the line is carrying the agent's audio (the transport's word)
+        self._ahead: _Utterance | None = None     # whose reply is playing ahead of its hand-over
         self.clock: Callable[[], float] = time.time   # wall time (a test may stand in for it)
         self.stt_failures = 0
+        self.taken_back = 0   # replies started ahead of a hand-over and stopped: the caller went on
         self._samples = 0
         self._history: deque[tuple[int, float, bytes]] = deque()
         self._utt: _Utterance | None = None
@@ -269,12 +287,13 @@ class CallerListener(STTService):
     async def process_frame(self, frame: Frame, direction: FrameDirection):
         # the line's audio, the agent's speaking and the VAD's events are this service's to read before they go on
         if isinstance(frame, BotStartedSpeakingFrame):
-            self.agent_speaking = True
-            log.debug("call %s: agent speaking (line %.2f s)", self.call_id, self._samples / self.rate)
-            if self._utt is not None and not self._utt.waiting_end:
-                self._utt.overlapped = True
+            self._bot_playing = True
+            if self._ahead is None:   # a reply playing ahead is the caller's turn's, until it is handed over
+                self._agent_started()
         elif isinstance(frame, BotStoppedSpeakingFrame):
-            self._agent_stopped()
+            self._bot_playing = False
+            if self._ahead is None:
+                self._agent_stopped()
         elif isinstance(frame, VADUserStartedSpeakingFrame):
             self._speech_started()
         elif isinstance(frame, VADUserStoppedSpeakingFrame):
@@ -291,6 +310,12 @@ class CallerListener(STTService):
         if heard.has_words:
             yield TranscriptionFrame(text=heard.text, user_id=self._user_id, timestamp=time_now_iso8601(),
                                      finalized=True)
+
+    def _agent_started(self) -> None:
+        self.agent_speaking = True
+        log.debug("call %s: agent speaking (line %.2f s)", self.call_id, self._samples / self.rate)
+        if self._utt is not None and not self._utt.waiting_end:
+            self._utt.overlapped = True
 
     def _agent_stopped(self) -> None:
         self.agent_speaking = False
@@ -610,10 +635,14 @@ class CallerListener(STTService):
         if not self.accepting or utt.finished_as != generation:
             return  # the caller went on: this utterance will be sent again, whole
         quick = failed is None and answer_looks_complete(self.question, heard.text, await self._reading(heard))
-        if failed is None and heard.has_words and not self._not_heard(utt, heard) and self._holding(utt, quick):
+        provisional = (failed is None and heard.has_words and not self._not_heard(utt, heard)
+                       and self._holding(utt, quick))
+        if provisional:
             # the reply can be worked out and its first phrase made while the quiet is waited out
             await self.push_frame(ProvisionalTurnFrame(text=heard.text, doubtful=heard.doubtful))
-        await self._hold_for_more(utt, generation, quick=quick)
+        await self._hold_for_more(utt, generation, quick=quick, ahead=heard.text if provisional else None)
+        if self._ahead is utt and (not self.accepting or utt.finished_as != generation):
+            await self._take_back_ahead(utt, "the caller went on")
         if not self.accepting or utt.finished_as != generation:
             return
         if failed is not None:
@@ -631,6 +660,10 @@ class CallerListener(STTService):
                   job.wait_ms or 0, heard.ms, len(utt.speculated), sum(j.started is not None for j in utt.speculated))
         log.debug("call %s: turn of %.2f s handed over (%d words%s)", self.call_id, len(pcm) / 2 / self.rate,
                   len(heard.text.split()), ", not heard" if unheard else "")
+        if self._ahead is utt:   # its reply is playing: from now on it is the agent speaking
+            self._ahead = None
+            if self._bot_playing:
+                self._agent_started()
         await self.push_frame(CallerTurnFrame(
             text="" if unheard else heard.text, speech_start=utt.speech_start, speech_end=utt.speech_end,
             turn_end=turn_end, heard_at=time.time(), stt_ms=heard.ms, audio_s=heard.audio_s,
@@ -660,32 +693,55 @@ class CallerListener(STTService):
         return loud >= UNHEARD_MIN_S * self.rate
 
 
-    def _quiet_window(self, utt: _Utterance, quick: bool) -> tuple[int, int]:
-        """The line samples from which no sound may come, and until which, before `utt` is handed over."""
+    def _quiet_window(self, utt: _Utterance, quick: bool) -> tuple[int, int, int]:
+        """The line samples from which no sound may come, and until which, before `utt` is handed over; and the
+        sample the quiet is counted from."""
         quiet_from = utt.end_sample + int(WORD_FADE_S * self.rate)
-        quiet_until = utt.end_sample + int(HANDOVER_QUIET_S * self.rate)
+        counted_from, quiet_s = utt.end_sample, HANDOVER_QUIET_S
         if utt.loud_until:
             # counted from the words' last sound on the line, not from the VAD's end of speech, which comes later
             # by the VAD's lag (VAD_LAG_S); never from much before the VAD's end (a soft ending under ONSET_LEVEL)
             quiet_s = QUICK_HANDOVER_QUIET_S if quick else HANDOVER_QUIET_S
             quiet_from = utt.loud_until
-            quiet_until = max(utt.loud_until, utt.end_sample - int(VAD_LAG_S * self.rate)) + int(quiet_s * self.rate)
-        return quiet_from, quiet_until
+            counted_from = max(utt.loud_until, utt.end_sample - int(VAD_LAG_S * self.rate))
+        return quiet_from, counted_from + int(quiet_s * self.rate), counted_from
 
     def _holding(self, utt: _Utterance, quick: bool) -> bool:
         """Whether the hand-over of `utt` will still wait for quiet (there is time to make the reply ready)."""
         return self._samples < self._quiet_window(utt, quick)[1]
 
-    async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False) -> None:
+    async def _hold_for_more(self, utt: _Utterance, generation: int, *, quick: bool = False,
+                             ahead: str | None = None) -> None:
         """Return once the line has been quiet HANDOVER_QUIET_S after the utterance's last sound (`quick`:
         QUICK_HANDOVER_QUIET_S; without a sound tracked, HANDOVER_QUIET_S after the VAD's end), or the caller
-        has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed."""
-        quiet_from, quiet_until = self._quiet_window(utt, quick)
+        has gone on (the VAD reopens it), or HANDOVER_MAX_HOLD_S has passed. With the words `ahead` (their reply
+        is being made ready), the reply starts playing once the line has been quiet `speak_ahead_s`, and is taken
+        back the moment the caller's sound comes again."""
+        quiet_from, quiet_until, counted_from = self._quiet_window(utt, quick)
+        ahead_from = counted_from + int(self.speak_ahead_s * self.rate)
         give_up = time.monotonic() + HANDOVER_MAX_HOLD_S
         while utt.finished_as == generation and self.accepting and time.monotonic() < give_up:
-            if self._samples >= quiet_until and not self._sound_since(quiet_from):
+            sound = self._sound_since(quiet_from)
+            if self._ahead is utt and sound:
+                await self._take_back_ahead(utt, "caller sound again")
+            elif (ahead is not None and self.speak_ahead_s and self._ahead is None and not self.agent_speaking
+                  and ahead_from <= self._samples < quiet_until and not sound):
+                self._ahead = utt
+                text, ahead = ahead, None   # once: taken back, the reply waits for the hand-over
+                log.debug("call %s: the reply starts ahead of the hand-over", self.call_id)
+                await self.push_frame(SpeakAheadFrame(text=text))
+            if self._samples >= quiet_until and not sound:
                 return
             await asyncio.sleep(0.02)
+
+    async def _take_back_ahead(self, utt: _Utterance, why: str) -> None:
+        """The reply playing ahead of `utt`'s hand-over stops: the caller went on, so it answered half a sentence."""
+        if self._ahead is not utt:
+            return
+        self._ahead = None
+        self.taken_back += 1
+        log.info("call %s: the reply started ahead is taken back (%s)", self.call_id, why)
+        await self.broadcast_interruption()
 
     def _sound_since(self, sample: int) -> bool:
         """Whether the line has carried HANDOVER_SOUND_S of sound in a row since `sample`."""

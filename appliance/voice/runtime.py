@@ -149,11 +149,13 @@ class VoiceRuntime:
 
     # ------------------------------------------------------------ per clinic
 
-    def warm_clinic(self, greeting: str, rate: int, flow: Any = None) -> float:
-        """Synthesise the greeting, the fillers, the holding lines, the fallbacks and (given the flow) the fixed
-        opening phrase of each reply template now; returns the seconds it took."""
+    def warm_clinic(self, greeting: str | list[str], rate: int, flow: Any = None) -> float:
+        """Synthesise the greeting (and the clinic's other fixed lines: `call.greeting_for`), the fillers, the
+        holding lines, the fallbacks and (given the flow) the fixed opening phrase of each reply template now;
+        returns the seconds it took."""
         started = time.perf_counter()
-        texts = [greeting] if self.settings.voice.greeting_cache else []
+        lines = [greeting] if isinstance(greeting, str) else list(greeting)
+        texts = [line for line in lines if line] if self.settings.voice.greeting_cache else []
         if flow is not None and self.settings.voice.greeting_cache:
             texts += fixed_openings(flow.templates.values())
         self.speech_cache.warm(texts + list(FILLERS) + list(HOLDING_LINES) + [TTS_FALLBACK, ENGINE_FAILED_LINE], rate)

@@ -93,3 +93,26 @@ def test_a_cached_greeting_never_waits_behind_other_calls_speech_or_transcriptio
     assert all("greeted" not in wait.label for wait in scheduler.waits)
     assert engine.started_on == "engine-greeted"                # the engine answered on its own thread
     assert delay_ms < 1000
+
+
+def test_the_clinics_fixed_lines_are_worded_before_any_call_to_be_warmed(flow, store, clock):
+    """The greeting, then each reply whose only facts are the clinic's own (the goodbye with its name): a call's
+    last words then wait on no model."""
+    from appliance.voice import greeting_for
+
+    lines = greeting_for(flow, store, clock)
+    clinic = store.profile().name
+    assert lines[0].startswith("Thank you for calling") or clinic in lines[0]    # the greeting first
+    assert f"Thank you for calling {clinic}. Goodbye." in lines
+    assert all("{" not in line for line in lines) and len(lines) == len(set(lines))
+
+
+def test_warming_a_clinic_caches_each_of_its_fixed_lines(tmp_path):
+    from appliance.voice.runtime import VoiceRuntime
+
+    voice = _Voice(tmp_path)
+    runtime = VoiceRuntime.__new__(VoiceRuntime)     # only the speech cache and the settings are used
+    runtime.speech_cache = SpeechCache(voice, None)
+    runtime.settings = type("S", (), {"voice": type("V", (), {"greeting_cache": True})()})()
+    runtime.warm_clinic(["Hello, Acme Physio.", "Thank you for calling Acme Physio. Goodbye."], RATE)
+    assert runtime.speech_cache.get("Thank you for calling Acme Physio. Goodbye.", RATE) is not None

@@ -248,3 +248,66 @@ def test_words_heard_while_the_quiet_is_waited_out_have_their_reply_made_ready()
         assert engine.previewed == ["Tom Harris", "Tom"]
     finally:
         host.close()
+
+
+def _spoke_ahead(processor: EngineProcessor, words: str, *, turn_between: bool = False) -> list[str]:
+    """The replies the processor starts when the listener asks it to speak ahead of `words`' hand-over."""
+    from appliance.voice.frames import ProvisionalTurnFrame
+
+    said, push = _collector(AgentSpeechFrame, "text")
+
+    async def push_frame(frame, direction=None):
+        await push(frame, direction)
+
+    processor.push_frame = push_frame
+
+    async def main():
+        turns_in = processor._turns_in
+        await processor._prepare_reply(ProvisionalTurnFrame(text=words), turns_in)
+        if turn_between:
+            processor._turns_in += 1     # the turn itself came in first: its reply is the engine's to say
+        await processor._speak_ahead(words, turns_in)
+
+    asyncio.run(main())
+    return said
+
+
+def test_a_reply_started_ahead_of_the_hand_over_is_the_one_the_turn_then_speaks():
+    host = EngineHost("ahead")
+    try:
+        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
+        assert _spoke_ahead(processor, "Tom Harris") == ["Thanks. You said Tom Harris."]
+        playing = processor._ahead.speech
+        assert asyncio.run(processor._reply_ahead("Thanks. You said Tom Harris.")) is playing   # not said twice
+        assert processor._ahead is None
+    finally:
+        host.close()
+
+
+def test_a_reply_started_ahead_that_is_not_the_engines_stops():
+    host = EngineHost("ahead")
+    try:
+        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
+        interruptions: list = []
+
+        async def broadcast_interruption():
+            interruptions.append(True)
+
+        processor.broadcast_interruption = broadcast_interruption
+        assert _spoke_ahead(processor, "Tom Harris") == ["Thanks. You said Tom Harris."]
+        playing = processor._ahead.speech
+        assert asyncio.run(processor._reply_ahead("Sorry, could you say that again?")) is None
+        assert interruptions == [True] and playing.cut
+    finally:
+        host.close()
+
+
+def test_no_reply_starts_ahead_once_the_turn_is_in_or_while_the_agent_speaks():
+    host = EngineHost("ahead")
+    try:
+        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
+        assert _spoke_ahead(processor, "Tom Harris", turn_between=True) == []
+        processor._new_speech("filler")                  # something is being said
+        assert _spoke_ahead(processor, "Tom Harris") == []
+    finally:
+        host.close()

@@ -250,3 +250,108 @@ def test_a_reading_that_never_comes_does_not_hold_the_turn():
 ])
 def test_words_with_more_to_come_are_no_whole_answer(text, complete):
     assert answer_looks_complete(READ_BACK, text) is complete
+
+
+# ------------------------------------------------------------ the reply started ahead of the hand-over
+
+AHEAD_S = 0.3
+
+
+class _SureSmartTurn(_SmartTurn):
+    def probability(self, audio, rate):
+        return 0.9
+
+
+def _ahead_ears(text: str, question: Question | None):
+    """Ears that start a reply after AHEAD_S of quiet; what they push, and the interruptions they broadcast."""
+    from appliance.voice.frames import CallerTurnFrame, SpeakAheadFrame
+
+    ears, turns = _ears(text, question)
+    ears.turn_analyzer.smart_turn = _SureSmartTurn()   # the turn ends at the VAD's pause
+    ears.speak_ahead_s = AHEAD_S
+    pushed: list = []
+    interruptions: list = []
+
+    async def push_frame(frame, direction=None):
+        if isinstance(frame, (CallerTurnFrame, SpeakAheadFrame)):
+            pushed.append(frame)
+        if isinstance(frame, CallerTurnFrame):
+            turns.append(frame)
+
+    async def broadcast_interruption():
+        interruptions.append(ears._samples)
+
+    ears.push_frame = push_frame
+    ears.broadcast_interruption = broadcast_interruption
+    return ears, turns, pushed, interruptions
+
+
+async def _quiet_until(ears, pushed, kind, limit_s: float = 1.5) -> float:
+    """Feed quiet until a frame of `kind` is pushed; the seconds of quiet it took."""
+    fed = 0.0
+    while not any(isinstance(f, kind) for f in pushed) and fed < limit_s:
+        await _feed(ears, 0.02, 0)
+        await asyncio.sleep(0.005)
+        fed += 0.02
+    return fed
+
+
+def test_a_reply_starts_ahead_of_the_hand_over_once_the_quiet_is_long_enough_and_the_turn_follows():
+    from appliance.voice.frames import CallerTurnFrame, SpeakAheadFrame
+
+    async def scenario():
+        ears, turns, pushed, interruptions = _ahead_ears("I'd like to book a massage.", OPENING)
+        await _feed(ears, 0.3, 0)
+        ears._speech_started()
+        await _feed(ears, 0.8, 1000)
+        await _feed(ears, 0.2, 0)
+        ears._speech_stopped()
+        ahead = 0.2 + await _quiet_until(ears, pushed, SpeakAheadFrame)
+        handed = ahead + await _quiet_until(ears, pushed, CallerTurnFrame)
+        assert [type(f) for f in pushed] == [SpeakAheadFrame, CallerTurnFrame]
+        assert pushed[0].text == turns[0].text == "I'd like to book a massage."
+        assert AHEAD_S - 0.05 <= ahead < HANDOVER_QUIET_S - 0.1 < handed
+        assert interruptions == [] and ears.taken_back == 0
+        assert not ears.agent_speaking   # the transport has not said the reply's audio is playing
+
+    asyncio.run(scenario())
+
+
+def test_a_caller_who_goes_on_after_the_reply_started_ahead_has_it_taken_back_and_is_one_turn():
+    """"I'd like to book a massage, | on Friday if you can": a pause longer than the reply's start, shorter than
+    the hand-over's quiet."""
+    from appliance.voice.frames import SpeakAheadFrame
+
+    async def scenario():
+        ears, turns, pushed, interruptions = _ahead_ears("I'd like to book a massage on Friday.", OPENING)
+        await _feed(ears, 0.3, 0)
+        ears._speech_started()
+        await _feed(ears, 0.8, 1000)
+        await _feed(ears, 0.2, 0)
+        ears._speech_stopped()
+        await _quiet_until(ears, pushed, SpeakAheadFrame)
+        assert turns == [] and interruptions == []
+        await _feed(ears, 0.1, 1000)                 # the caller goes on: the reply stops at once
+        await asyncio.sleep(0.05)
+        assert len(interruptions) == 1 and ears.taken_back == 1
+        ears._speech_started()                       # the VAD's start, later: the same utterance, reopened
+        await _feed(ears, 0.6, 1000)
+        await _feed(ears, 0.2, 0)
+        ears._speech_stopped()
+        await _quiet_until_handed_over(ears, turns)
+        assert len(turns) == 1 and turns[0].audio_s >= 0.8 + 0.3 + 0.7   # both parts and the pause between
+        assert sum(isinstance(f, SpeakAheadFrame) for f in pushed) <= 2 and len(interruptions) <= 2
+
+    asyncio.run(scenario())
+
+
+def test_without_speak_ahead_the_reply_waits_for_the_hand_over():
+    from appliance.voice.frames import SpeakAheadFrame
+
+    async def scenario():
+        ears, turns, pushed, _ = _ahead_ears("I'd like to book a massage.", OPENING)
+        ears.speak_ahead_s = 0.0
+        await _answer(ears, turns)
+        assert len(turns) == 1 and not any(isinstance(f, SpeakAheadFrame) for f in pushed)
+
+    asyncio.run(scenario())
