@@ -189,3 +189,18 @@ def test_either_way_before_a_question_is_anyway_not_a_pick(said):
 @pytest.mark.parametrize("said", ["either way is fine", "I'm happy either way", "either is fine", "either one works"])
 def test_either_leaves_the_pick_to_the_agent(said):
     assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 0
+
+
+EIGHT_ISH = (Slot(datetime(2026, 11, 26, 8, 0), "followup", "lee", "city", 30),
+             Slot(datetime(2026, 11, 26, 8, 15), "followup", "lee", "city", 30))
+
+
+@pytest.mark.parametrize(("heard", "pick"), [("A15, please.", 1), ("A-15, please", 1), ("The A15 one.", 1),
+                                             ("Yes, A15.", 1), ("A00 is fine", 0)])
+def test_the_hour_eight_written_as_a_capital_a_before_its_minutes_is_eight(heard, pick) -> None:
+    assert hear(heard, "slot_choice", slots=EIGHT_ISH).slot_pick == pick
+
+
+@pytest.mark.parametrize("heard", ["a 15 minute one", "I'll take a 15"])
+def test_the_article_a_before_a_number_is_no_hour(heard) -> None:
+    assert hear(heard, "slot_choice", slots=EIGHT_ISH).slot_pick is None
