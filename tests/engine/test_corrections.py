@@ -273,16 +273,22 @@ def test_a_surname_of_two_words_said_with_its_spelling_stays_the_surname(call, f
 
 # ------------------------------------------------------------ a date of birth corrected at the read-back
 
+def _at_the_details_read_back(call):
+    """A new patient's call, at the read-back of the details (Zara Quinlan, born the 15th of June 1988)."""
+    engine = call()
+    asked = say(engine, "I'd like to book a follow-up, I've never been before", "Zara Quinlan",
+                "the 15th of June 1988", "oh four one two, three four five, six seven eight")
+    assert asked.waiting_for == "confirm"
+    return engine
+
+
 @pytest.mark.parametrize(("correction", "dob"), [
     ("Sorry, let me say that again, 15th Flash 6th Flash 1989.", date(1989, 6, 15)),
     ("no, it's 15 flesh 6 flesh 89", date(1989, 6, 15)),
     ("sorry, 15th last 6th last 1989", date(1989, 6, 15)),
 ])
 def test_a_date_of_birth_said_with_slashes_written_as_words_corrects_the_new_patients_details(call, correction, dob):
-    engine = call()
-    asked = say(engine, "I'd like to book a follow-up, I've never been before", "Zara Quinlan",
-                "the 15th of June 1988", "oh four one two, three four five, six seven eight")
-    assert asked.waiting_for == "confirm"
+    engine = _at_the_details_read_back(call)
     again = engine.turn(correction)
     assert engine.ctx.dob == dob and engine.ctx.window is None, again.reply
     assert "1989" in again.reply and not created(again)
@@ -296,10 +302,7 @@ def test_a_date_of_birth_said_with_slashes_written_as_words_corrects_the_new_pat
     ("no, my surname is Clark, CLARKE", "Clarke"),
 ])
 def test_a_surname_said_bent_then_spelled_in_capitals_at_the_read_back_is_stored_as_spelled(call, correction, surname):
-    engine = call()
-    asked = say(engine, "I'd like to book a follow-up, I've never been before", "Zara Quinlan",
-                "the 15th of June 1988", "oh four one two, three four five, six seven eight")
-    assert asked.waiting_for == "confirm"
+    engine = _at_the_details_read_back(call)
     again = engine.turn(correction)
     assert (engine.ctx.first_name, engine.ctx.last_name) == ("Zara", surname), again.reply
     assert ", ".join(surname.upper()) in again.reply and not created(again)

@@ -272,42 +272,37 @@ def _spoke_ahead(processor: EngineProcessor, words: str, *, turn_between: bool =
     return said
 
 
-def test_a_reply_started_ahead_of_the_hand_over_is_the_one_the_turn_then_speaks():
+@pytest.fixture
+def previewing():
+    """An engine processor whose engine works a reply out ahead ("Thanks. You said <words>.")."""
     host = EngineHost("ahead")
     try:
-        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
-        assert _spoke_ahead(processor, "Tom Harris") == ["Thanks. You said Tom Harris."]
-        playing = processor._ahead.speech
-        assert asyncio.run(processor._reply_ahead("Thanks. You said Tom Harris.")) is playing   # not said twice
-        assert processor._ahead is None
+        yield EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
     finally:
         host.close()
 
 
-def test_a_reply_started_ahead_that_is_not_the_engines_stops():
-    host = EngineHost("ahead")
-    try:
-        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
-        interruptions: list = []
-
-        async def broadcast_interruption():
-            interruptions.append(True)
-
-        processor.broadcast_interruption = broadcast_interruption
-        assert _spoke_ahead(processor, "Tom Harris") == ["Thanks. You said Tom Harris."]
-        playing = processor._ahead.speech
-        assert asyncio.run(processor._reply_ahead("Sorry, could you say that again?")) is None
-        assert interruptions == [True] and playing.cut
-    finally:
-        host.close()
+def test_a_reply_started_ahead_of_the_hand_over_is_the_one_the_turn_then_speaks(previewing):
+    assert _spoke_ahead(previewing, "Tom Harris") == ["Thanks. You said Tom Harris."]
+    playing = previewing._ahead.speech
+    assert asyncio.run(previewing._reply_ahead("Thanks. You said Tom Harris.")) is playing   # not said twice
+    assert previewing._ahead is None
 
 
-def test_no_reply_starts_ahead_once_the_turn_is_in_or_while_the_agent_speaks():
-    host = EngineHost("ahead")
-    try:
-        processor = EngineProcessor(host=host, engine=_PreviewingEngine(), filler_after_ms=300)
-        assert _spoke_ahead(processor, "Tom Harris", turn_between=True) == []
-        processor._new_speech("filler")                  # something is being said
-        assert _spoke_ahead(processor, "Tom Harris") == []
-    finally:
-        host.close()
+def test_a_reply_started_ahead_that_is_not_the_engines_stops(previewing):
+    interruptions: list = []
+
+    async def broadcast_interruption():
+        interruptions.append(True)
+
+    previewing.broadcast_interruption = broadcast_interruption
+    assert _spoke_ahead(previewing, "Tom Harris") == ["Thanks. You said Tom Harris."]
+    playing = previewing._ahead.speech
+    assert asyncio.run(previewing._reply_ahead("Sorry, could you say that again?")) is None
+    assert interruptions == [True] and playing.cut
+
+
+def test_no_reply_starts_ahead_once_the_turn_is_in_or_while_the_agent_speaks(previewing):
+    assert _spoke_ahead(previewing, "Tom Harris", turn_between=True) == []
+    previewing._new_speech("filler")                  # something is being said
+    assert _spoke_ahead(previewing, "Tom Harris") == []

@@ -296,16 +296,21 @@ async def _quiet_until(ears, pushed, kind, limit_s: float = 1.5) -> float:
     return fed
 
 
+async def _words_then_the_vads_stop(ears) -> None:
+    """0.8 s of words after a moment of quiet, the VAD's stop coming 0.2 s after them."""
+    await _feed(ears, 0.3, 0)
+    ears._speech_started()
+    await _feed(ears, 0.8, 1000)
+    await _feed(ears, 0.2, 0)
+    ears._speech_stopped()
+
+
 def test_a_reply_starts_ahead_of_the_hand_over_once_the_quiet_is_long_enough_and_the_turn_follows():
     from appliance.voice.frames import CallerTurnFrame, SpeakAheadFrame
 
     async def scenario():
         ears, turns, pushed, interruptions = _ahead_ears("I'd like to book a massage.", OPENING)
-        await _feed(ears, 0.3, 0)
-        ears._speech_started()
-        await _feed(ears, 0.8, 1000)
-        await _feed(ears, 0.2, 0)
-        ears._speech_stopped()
+        await _words_then_the_vads_stop(ears)
         ahead = 0.2 + await _quiet_until(ears, pushed, SpeakAheadFrame)
         handed = ahead + await _quiet_until(ears, pushed, CallerTurnFrame)
         assert [type(f) for f in pushed] == [SpeakAheadFrame, CallerTurnFrame]
@@ -324,11 +329,7 @@ def test_a_caller_who_goes_on_after_the_reply_started_ahead_has_it_taken_back_an
 
     async def scenario():
         ears, turns, pushed, interruptions = _ahead_ears("I'd like to book a massage on Friday.", OPENING)
-        await _feed(ears, 0.3, 0)
-        ears._speech_started()
-        await _feed(ears, 0.8, 1000)
-        await _feed(ears, 0.2, 0)
-        ears._speech_stopped()
+        await _words_then_the_vads_stop(ears)
         await _quiet_until(ears, pushed, SpeakAheadFrame)
         assert turns == [] and interruptions == []
         await _feed(ears, 0.1, 1000)                 # the caller goes on: the reply stops at once
