@@ -51,6 +51,11 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# the facts a reply can hold that are the same on every call to the clinic (a reply made of these alone can be
+# synthesised before any call: voice.clinic_lines_for)
+CLINIC_FACTS = frozenset({"clinic", "clinic_phone", "emergency_number"})
+
+
 class Facts:
     """A lazy mapping from placeholder name to the words for it."""
 

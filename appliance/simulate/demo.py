@@ -239,7 +239,7 @@ def mic_demo(clinic_file: Path, flow, *, db_path: Path) -> int:
     from ..store.clinic_store import ClinicStore
     from ..store.database import open_database
     from ..store.records import CallRecorder
-    from ..voice import EngineHost, VoiceCall, greeting_for
+    from ..voice import EngineHost, VoiceCall, clinic_lines_for
 
     runtime = load_runtime()
     rate = runtime.settings.voice.sample_rate
@@ -252,12 +252,12 @@ def mic_demo(clinic_file: Path, flow, *, db_path: Path) -> int:
         store.load_clinic(clinic)
         clock = ClinicClock(store.profile().timezone)
         engine = Engine(flow=flow, store=store, clock=clock, recorder=CallRecorder(db), classifier=runtime.classifier)
-        return engine, greeting_for(flow, store, clock)
+        return engine, clinic_lines_for(flow, store, clock)
 
     for suffix in ("", "-wal", "-shm"):
         Path(str(db_path) + suffix).unlink(missing_ok=True)
-    engine, greeting = host.run(build)
-    runtime.warm_clinic(greeting, rate, flow)
+    engine, clinic_lines = host.run(build)
+    runtime.warm_clinic(clinic_lines, rate, flow)
     params = LocalAudioTransportParams(audio_in_enabled=True, audio_out_enabled=True, audio_in_sample_rate=rate,
                                        audio_out_sample_rate=rate, audio_out_end_silence_secs=0)
     printer = LivePrinter(show_said=False)

@@ -273,10 +273,10 @@ async def _play(path: Path, scenario: Scenario, clinic: Any, flow: Flow, runtime
 
 def _warm(scenario: Scenario, clinic: Any, flow: Flow, runtime: Any, voice: CallerVoice, rate: int) -> None:
     """Blocking: the scenario's greeting and fillers for the service, the caller's lines for the caller."""
-    from ..voice import greeting_for
+    from ..voice import clinic_lines_for
 
     scratch = set_up_scenario(scenario, clinic, flow)      # an in-memory copy, for the greeting's wording only
-    runtime.warm_clinic(greeting_for(flow, scratch.store, scratch.clock), rate, flow)
+    runtime.warm_clinic(clinic_lines_for(flow, scratch.store, scratch.clock), rate, flow)
     voice.prepare(caller_phrases(scenario))
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable
 from ..engine.flow import Flow
 from ..engine.types import CallInfo
 from ..voice import (CallEvent, CallerLine, CallSummary, CallTape, EngineHost, LineTransport, TurnTiming, VoiceCall,
-                     VoiceRuntime, current_rss_mb, greeting_for)
+                     VoiceRuntime, current_rss_mb, clinic_lines_for)
 from .caller import SimulatedCaller
 from .caller_speech import CallerSetup, CallerVoice
 from .runner import PlayedCall, ScenarioResult, judge, set_up_scenario
@@ -106,15 +106,15 @@ class ScenarioCall:
         def build():
             setup = set_up_scenario(scenario, clinic, flow, db_path=db_path, classifier=runtime.classifier)
             return (setup.store, setup.recorder, setup.before, setup.engine,
-                    greeting_for(flow, setup.store, setup.clock))
+                    clinic_lines_for(flow, setup.store, setup.clock))
 
         try:
-            rig.store, rig.recorder, rig.before, rig.engine, greeting = await host.call(build)
+            rig.store, rig.recorder, rig.before, rig.engine, clinic_lines = await host.call(build)
             if publisher is not None:  # monitors see this call live (the engine's records become events)
                 await host.call(publisher.watch, rig.engine)
             loop = asyncio.get_running_loop()
             started = time.perf_counter()
-            await loop.run_in_executor(None, runtime.warm_clinic, greeting, rate, flow)
+            await loop.run_in_executor(None, runtime.warm_clinic, clinic_lines, rate, flow)
             before = current_rss_mb()
             rig.voice = await loop.run_in_executor(None, caller.voice_for, runtime, rate, scenario.name)
             await loop.run_in_executor(None, rig.voice.prepare, caller_phrases(scenario))

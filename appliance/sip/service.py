@@ -148,12 +148,12 @@ class PhoneService:
             self.runtime = VoiceRuntime.shared(self.settings)
         self._report_models()
         db_path = self.database
-        greeting = None
+        clinic_lines = None
         if not self._custom_factory:        # an engine factory brings its own database (simulations)
-            greeting = self._prepare_clinic()
+            clinic_lines = self._prepare_clinic()
             self._open_journal()
             self.maintain(recover=True)
-        self._warm(greeting)
+        self._warm(clinic_lines)
         if self.serve_monitor and database_present(db_path):
             self._serve_monitor(db_path)
         self._start_loop()
@@ -201,13 +201,13 @@ class PhoneService:
 
     def _prepare_clinic(self) -> list[str]:
         """The default engine's clinic, flow and database (built from the clinic file when missing; the shared
-        store loaded from it when it holds no clinic yet); the lines to warm (`voice.greeting_for`)."""
+        store loaded from it when it holds no clinic yet); the lines to warm (`voice.clinic_lines_for`)."""
         from ..clinic import load_clinic_file
         from ..engine.clock import ClinicClock
         from ..engine.flow import load_flow
         from ..store.clinic_store import ClinicStore
         from ..store.database import build_database, open_database
-        from ..voice import greeting_for
+        from ..voice import clinic_lines_for
 
         paths = self.settings.paths
         self._flow = load_flow(paths.flow)
@@ -231,7 +231,7 @@ class PhoneService:
         try:
             store = ClinicStore(db)
             clock = ClinicClock(store.profile().timezone)
-            return greeting_for(self._flow, store, clock)
+            return clinic_lines_for(self._flow, store, clock)
         finally:
             db.conn.close()
 
@@ -287,7 +287,7 @@ class PhoneService:
             stuck.append("calls")
         return stuck
 
-    def _warm(self, greeting: list[str] | None) -> None:
+    def _warm(self, clinic_lines: list[str] | None) -> None:
         from ..voice import VoiceRuntime
         from .call_session import SHUTDOWN_LINE
         from .front_desk import JOINING_LINE
@@ -295,7 +295,7 @@ class PhoneService:
 
         runtime: VoiceRuntime = self.runtime
         started = time.perf_counter()
-        runtime.warm_clinic(greeting or [], self.rate, self._flow)
+        runtime.warm_clinic(clinic_lines or [], self.rate, self._flow)
         runtime.speech_cache.warm([BUSY_LINE, BUSY_NO_CALLBACK_LINE, SHUTDOWN_LINE, JOINING_LINE], self.rate)
         self.hold_pcm = hold_sound(self.settings.sip.hold_audio, self.rate)
         log.info("greeting and fixed lines ready in %.1f s", time.perf_counter() - started)

@@ -37,8 +37,8 @@ from typing import Any, Callable, Literal
 import jellyfish
 import regex
 from anyascii import anyascii
-from rapidfuzz import fuzz
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from rapidfuzz import fuzz
 
 from ..yaml_files import read_yaml
 from .calendar_phrases import valid_date

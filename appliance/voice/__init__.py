@@ -24,7 +24,7 @@ import os as _os
 
 # public name -> the module (in this package) that defines it
 _PUBLIC = {
-    "VoiceCall": "call", "CallSummary": "call", "greeting_for": "call",
+    "VoiceCall": "call", "CallSummary": "call", "clinic_lines_for": "call",
     "CallEvent": "conversation", "TurnTiming": "conversation",
     "EngineHost": "engine_host",
     "BoxScheduler": "scheduler", "Priority": "scheduler", "box_scheduler": "scheduler",

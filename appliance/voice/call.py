@@ -188,7 +188,7 @@ def _barge_in_event(at: float):
     return CallEvent("barge_in", data={"at": at})
 
 
-def greeting_for(flow, store, clock) -> list[str]:
+def clinic_lines_for(flow, store, clock) -> list[str]:
     """The greeting a call from a withheld number would get, then every reply whose only facts are the clinic's
     own (its name, phone number, the emergency number: "Thank you for calling {clinic}. Goodbye."), worded as a
     call would word them, without recording anything.
@@ -197,7 +197,7 @@ def greeting_for(flow, store, clock) -> list[str]:
     synthesises them before the phone rings (`VoiceRuntime.warm_clinic`), so a call's last words wait on no model.
     """
     from ..engine.engine import Engine
-    from ..engine.replies import Facts, placeholders, render
+    from ..engine.replies import CLINIC_FACTS, Facts, placeholders, render
 
     engine = Engine(flow=flow, store=store, clock=clock, recorder=None)
     lines = [engine.start(CallInfo()).reply]
@@ -207,7 +207,3 @@ def greeting_for(flow, store, clock) -> list[str]:
             if placeholders(str(text)) <= CLINIC_FACTS:
                 lines.append(render(str(text), facts))
     return list(dict.fromkeys(lines))
-
-
-# the facts a reply can hold that are the same on every call to the clinic
-CLINIC_FACTS = frozenset({"clinic", "clinic_phone", "emergency_number"})

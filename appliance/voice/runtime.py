@@ -1,7 +1,7 @@
 """The voice models, loaded once per process and shared by every call.
 
     runtime = VoiceRuntime.shared(settings)      # Whisper, Piper, Silero, Smart Turn, the LLM
-    runtime.warm_clinic(greeting_text, rate, flow)   # the greeting, fillers and replies' fixed openings
+    runtime.warm_clinic(clinic_lines, rate, flow)   # the greeting, the clinic's fixed lines, fillers, openings
 
 Every model comes from a path `appliance.models.resolve` checked (a missing or
 damaged one raises ModelUnavailable naming the fix); nothing is fetched. The
@@ -149,13 +149,12 @@ class VoiceRuntime:
 
     # ------------------------------------------------------------ per clinic
 
-    def warm_clinic(self, greeting: str | list[str], rate: int, flow: Any = None) -> float:
-        """Synthesise the greeting (and the clinic's other fixed lines: `call.greeting_for`), the fillers, the
-        holding lines, the fallbacks and (given the flow) the fixed opening phrase of each reply template now;
-        returns the seconds it took."""
+    def warm_clinic(self, clinic_lines: list[str], rate: int, flow: Any = None) -> float:
+        """Synthesise the clinic's greeting and fixed lines (`call.clinic_lines_for`), the fillers, the holding
+        lines, the fallbacks and (given the flow) the fixed opening phrase of each reply template now; returns the
+        seconds it took."""
         started = time.perf_counter()
-        lines = [greeting] if isinstance(greeting, str) else list(greeting)
-        texts = [line for line in lines if line] if self.settings.voice.greeting_cache else []
+        texts = [line for line in clinic_lines if line] if self.settings.voice.greeting_cache else []
         if flow is not None and self.settings.voice.greeting_cache:
             texts += fixed_openings(flow.templates.values())
         self.speech_cache.warm(texts + list(FILLERS) + list(HOLDING_LINES) + [TTS_FALLBACK, ENGINE_FAILED_LINE], rate)

@@ -101,7 +101,7 @@ def test_failing_tts_plays_the_apology_and_the_call_goes_on(runtime, flow, tmp_p
         result = asyncio.run(play_spoken(scenario(), flow, twin, fast=True))
     _assert_complete(result)
     replies = [t for t in result.summary.timings if t.kind == "reply"]
-    # the clinic's goodbye was synthesised before the call (voice.greeting_for): every other reply needed the voice
+    # the clinic's goodbye was synthesised before the call (voice.clinic_lines_for): every other reply needed the voice
     made = [t for t in replies if "Goodbye." not in t.agent_text]
     assert made and broken.failures >= len(made) and result.summary.failures["tts"] >= len(made)
     assert all(t.tts_failed and t.agent_start is not None for t in made)  # the apology was heard instead

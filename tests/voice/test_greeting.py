@@ -98,9 +98,9 @@ def test_a_cached_greeting_never_waits_behind_other_calls_speech_or_transcriptio
 def test_the_clinics_fixed_lines_are_worded_before_any_call_to_be_warmed(flow, store, clock):
     """The greeting, then each reply whose only facts are the clinic's own (the goodbye with its name): a call's
     last words then wait on no model."""
-    from appliance.voice import greeting_for
+    from appliance.voice import clinic_lines_for
 
-    lines = greeting_for(flow, store, clock)
+    lines = clinic_lines_for(flow, store, clock)
     clinic = store.profile().name
     assert lines[0].startswith("Thank you for calling") or clinic in lines[0]    # the greeting first
     assert f"Thank you for calling {clinic}. Goodbye." in lines
