@@ -283,6 +283,12 @@ def last_name_unusual(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def surname_spelled_or_asked(ctx: CallContext, env: RuleEnv) -> bool:
+    """The caller spelled the surname, or was asked to: a spelling is asked for at most once."""
+    return "last_name" in ctx.spelled or bool({"spell_last", "spelling"} & ctx.asked)
+
+
+@rule
 def surname_changed_since_lookup(ctx: CallContext, env: RuleEnv) -> bool:
     """The surname now held (spelled, or corrected) is not the one the last name and date of birth lookup
     used: a record under it may exist."""

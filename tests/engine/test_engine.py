@@ -256,6 +256,29 @@ def test_a_spelled_surname_a_letter_or_two_off_with_the_exact_birthday_puts_that
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
+@pytest.mark.parametrize("task", ["I need to cancel my appointment", "I'd like to move my appointment",
+                                  "when is my next appointment?"])
+def test_a_task_on_a_record_whose_name_is_never_heard_right_asks_the_surname_spelled_before_a_callback(engine,
+                                                                                                        task):
+    """A cancel, a move or a query needs a record, and nobody is found under the name as heard, twice: the surname
+    is asked for spelled, looked up with the date of birth, and the one patient that finds is put to the caller."""
+    engine.start(CallInfo(caller_id=""))
+    asked = say(engine, task, "Zed Jxqvon", "fourth of March eighty five", "Zed Jaxqvin")
+    assert asked.waiting_for == "spelling" and engine.ctx.patient is None
+    put = engine.turn("J, O, H, N, S, O, N")
+    assert put.state == "confirm_identity" and "am I speaking with Sarah Johnson?" in put.reply
+    engine.turn("yes, that's me")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
+def test_a_spelled_surname_that_finds_nobody_still_ends_in_a_callback_and_is_asked_only_once(engine):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "I need to cancel my appointment", "Zed Jxqvon", "fourth of March eighty five", "Zed Jaxqvin")
+    after = engine.turn("Q, X, V, O, N, Z")
+    assert engine.ctx.patient is None and after.waiting_for != "spelling"
+    assert after.state.startswith("callback")
+
+
 def test_a_no_to_the_patient_on_the_callers_number_leaves_the_caller_unidentified(make_engine):
     engine = make_engine()
     engine.start(CallInfo(caller_id=SARAH))
@@ -342,7 +365,9 @@ def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(m
     cancel = make_engine()
     cancel.start(CallInfo(caller_id=""))
     say(cancel, "I need to cancel my appointment", "Mia Wong", "fourth of March eighty five", "Mia Wong")
-    result = cancel.turn("fourth of March eighty five")
+    # a cancel needs a record: the surname spelled is looked up once before the team is asked to call back
+    assert cancel.turn("fourth of March eighty five").waiting_for == "spelling"
+    result = cancel.turn("W, O, N, G")
     assert cancel.ctx.callback_reason == "patient_not_found" and not result.ended
 
 
