@@ -204,6 +204,16 @@ def test_a_date_of_birth_said_over_at_a_read_back_is_a_date_of_birth_not_a_day(s
     assert heard.dob == date(1955, 1, 29) and heard.window is None
 
 
+@pytest.mark.parametrize(("said", "born"), [
+    ("Oh, my mistake. I meant 10 slash 31, slash 1900, 97.", date(1997, 10, 31)),
+    ("sorry, it's the 4th of May 1900 and 84", date(1984, 5, 4)),
+    ("no, October 31st, 1900-97", date(1997, 10, 31)),
+    ("actually the 2nd of June 1900, 70", date(1970, 6, 2)),
+])
+def test_a_year_said_as_its_century_then_its_decade_in_a_correction_at_the_details_read_back(said, born) -> None:
+    assert hear(said, "confirm_details", region="US").dob == born
+
+
 def test_a_date_in_this_year_at_a_read_back_is_no_date_of_birth() -> None:
     heard = hear("no, the 26th of November 2026", "confirm")
     assert heard.dob is None and heard.window is not None
