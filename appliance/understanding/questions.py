@@ -175,6 +175,35 @@ def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
             and fuzz.ratio(word.upper(), letters.upper()) >= SPELLED_LIKE_THE_WORD)
 
 
+# Letters a spelling's words may be heard as, over the phone: "N U" written "and you", "R" written "our"
+LETTER_SOUNDS = {"and": "N", "an": "N", "in": "N", "you": "U", "are": "R", "our": "R"}
+_SOUND_WORDS = "|".join(LETTER_SOUNDS)
+# what may open a spelling: the start, a pause (a mark), a letter, another such word, or the words callers put
+# before letters ("it's", "that's", "spelt", "okay", "sure")
+_OPENS_A_SPELLING = regex.compile(
+    rf"(?:^|[,.:;!?\-]|(?<![\w'])(?:[a-z]|{_SOUND_WORDS}|it's|its|that's|thats|spelt|spelled|okay|ok|sure|yes|yeah))"
+    r"[\s,.\-]*$", regex.IGNORECASE)
+# ... and what must follow it: more such words, then two letters said one by one
+_LETTERS_FOLLOW = regex.compile(rf"^(?:[\s,.\-]+(?:{_SOUND_WORDS}))*[\s,.\-]+[a-z](?![\w'])[\s,.\-]+[a-z](?![\w'])",
+                                regex.IGNORECASE)
+
+
+_SOUND_WORD_BEFORE = regex.compile(rf"(?<![\w'])(?:{_SOUND_WORDS})[\s,.\-]*$", regex.IGNORECASE)
+_SOUND_WORD_AFTER = regex.compile(rf"^[\s,.\-]*(?:{_SOUND_WORDS})(?![\w'])", regex.IGNORECASE)
+# words that join things as often as they sound like a letter: taken as the letter only beside another such word
+# ("and you and E, C"), never alone before letters ("Yes, and S, M, I, T, H")
+_CONNECTIVES = frozenset({"and", "an"})
+
+
+def _sounds_a_letter_in_a_spelling(text: str, m: Any, scene: Any) -> bool:
+    """The word opens or continues letters said one by one: "Okay, and you and E, C" for N U N E Z."""
+    before, after = text[:m.start()], text[m.end():]
+    if not (_OPENS_A_SPELLING.search(before) and _LETTERS_FOLLOW.match(after)):
+        return False
+    return m.group(0).lower() not in _CONNECTIVES or bool(_SOUND_WORD_BEFORE.search(before)
+                                                          or _SOUND_WORD_AFTER.match(after))
+
+
 REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("anywhere", "wherever the question is asked", lambda text, m, scene: True),
     RepairContext("among_digits", "between digits (or ending a run of them)", _among_digits),
@@ -189,6 +218,8 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),
     RepairContext("spells_the_word_before", "letters that spell the word just before them, or a word "
                   "that sounds like them", _spells_the_word_before),
+    RepairContext("in_a_spelling", "opening or inside letters said one by one, two letters following",
+                  _sounds_a_letter_in_a_spelling),
 )}
 
 
@@ -210,6 +241,8 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     "number_word_as_digits": lambda heard: _number_word_digits(heard),
     # letters said one by one written as a group of capitals ("NW OSU" for N W O S U)
     "letters_apart": lambda heard: " ".join(heard),
+    # a letter written as the word it sounds like (LETTER_SOUNDS): "and" for N
+    "letter_for_its_sound": lambda heard: LETTER_SOUNDS.get(heard.lower(), heard),
     # letters written as a word, maybe broken by a hyphen where the voice paused ("LOP-EZ"): the letters alone
     "letters_only_apart": lambda heard: " ".join(ch for ch in heard if ch.isalpha()),
     # a spelling with one letter heard as another that sounds alike on the phone (an S heard as F, an N as M),

@@ -304,6 +304,27 @@ def test_a_spelled_letter_heard_as_one_alike_on_the_phone_gives_the_listed_name(
     assert hear(text, waiting_for).spelled == letters
 
 
+@pytest.mark.parametrize(("text", "waiting_for", "letters"), [
+    ("Okay, and you and E, Z.", "spelling", "NUNEZ"),      # N U N written "and you and"
+    ("N, you, N, E, Z", "spell_last", "NUNEZ"),
+    ("That's in G-A-T-A.", "spelling", "NGATA"),            # N written "in"
+    ("It's our E, D, D, Y.", "spell_last", "REDDY"),        # R written "our"
+    ("are, O, S, S", "spell_first", "ROSS"),
+])
+def test_a_spelled_letter_written_as_the_word_it_sounds_like_is_that_letter(text, waiting_for, letters):
+    assert hear(text, waiting_for).spelled == letters
+
+
+@pytest.mark.parametrize("text", ["thank you, S M I T H", "Yes, and S, M, I, T, H", "and then S M I T H",
+                                  "you know, it's S M I T H", "Are you there? S, M, I, T, H"])
+def test_a_word_before_a_spelling_that_only_sounds_like_a_letter_is_no_letter(text):
+    assert hear(text, "spelling").spelled == "SMITH"
+
+
+def test_words_that_sound_like_letters_are_words_outside_a_spelling():
+    assert hear("and you and me, I mean", "intent").spelled is None
+
+
 @pytest.mark.parametrize("letters", ["NWOSU", "FIFITA", "OYELARAN", "CHATTERJEE", "OKONKWO", "ADEYEMI", "TUILAGI",
                                      "WOJCIK", "SMYTH", "IYER", "DVORAK", "ODEGAARD"])
 def test_a_name_spelled_as_it_is_written_is_kept_listed_or_not(letters):
