@@ -347,6 +347,7 @@ class EngineProcessor(FrameProcessor):
             self.failures["engine"] += 1
             log.error("call %s: the engine failed outside its own guard (%s)", self.call_id, type(exc).__name__)
             await self.cancel_task(filler)
+            await self._stop_ahead()   # a reply the engine never gave is not said before the apology
             await self._say(ENGINE_FAILED_LINE, seq=-1, kind="fallback")      # played before the line is closed
             await self._close_record(("engine_error", f"the engine failed outside its own guard "
                                                       f"({type(exc).__name__})", None))
@@ -417,15 +418,23 @@ class EngineProcessor(FrameProcessor):
     async def _reply_ahead(self, reply: str) -> _Speech | None:
         """The speech already playing `reply`, started ahead of the turn's hand-over; a reply playing ahead that is
         not this one stops (the engine answered otherwise than its preview)."""
+        ahead = self._ahead
+        if ahead is not None and ahead.speech is not None and not ahead.speech.cut and ahead.said == reply:
+            self._ahead = None
+            return ahead.speech
+        if await self._stop_ahead():
+            log.info("call %s: the reply started ahead is not the engine's; it stops", self.call_id)
+        return None
+
+    async def _stop_ahead(self) -> bool:
+        """Stop a reply playing ahead of the turn's hand-over, if one is: the turn came to say something else (or
+        nothing it could say). Whether one was playing."""
         ahead, self._ahead = self._ahead, None
         if ahead is None or ahead.speech is None or ahead.speech.cut:
-            return None
-        if ahead.said == reply:
-            return ahead.speech
-        log.info("call %s: the reply started ahead is not the engine's; it stops", self.call_id)
+            return False
         await self.broadcast_interruption()
         self._cut_speech()
-        return None
+        return True
 
     def _write_may_follow(self) -> bool:
         """The last question was a read-back: a yes now runs a write (a store that is slow or locked)."""

@@ -63,3 +63,33 @@ def test_an_engine_error_outside_its_guard_ends_the_call_as_engine_error_with_a_
     assert outcome == "engine_error"
     ((recorded, reason, callback),) = rows
     assert recorded == "engine_error" and "RuntimeError" in reason and callback.startswith("cut_off")
+
+
+def test_a_reply_playing_ahead_of_the_hand_over_stops_before_the_apology_when_the_engine_then_breaks(tmp_path):
+    """The reply worked out ahead started playing; the turn itself then breaks the engine: what plays ahead is a
+    reply the engine never gave, so it stops, and the apology is all the caller hears after it."""
+    from appliance.voice.conversation import _Ahead
+
+    def broken_turn(text):
+        raise RuntimeError("simulated engine fault")
+
+    async def run():
+        host = EngineHost("broken-ahead")
+        engine = await host.call(demo_call, tmp_path / "appliance.db")
+        processor = EngineProcessor(host=host, engine=engine, call_info=CallInfo(caller_id=CALLER))
+        said = timed(processor, line_s=0.1)
+        events: list[str] = []
+
+        async def broadcast_interruption():
+            events.append("interrupted")
+
+        processor.broadcast_interruption = broadcast_interruption
+        ahead = processor._ahead = _Ahead("Sarah Johnson", 0, asyncio.get_running_loop().create_future())
+        ahead.said, ahead.speech = "Thanks, Sarah. And your date of birth?", processor._new_speech("reply")
+        result = await processor._ask_engine(TurnTiming(seq=-1, kind="reply"), broken_turn, "Sarah Johnson")
+        host.close()
+        return result, said, events, ahead.speech
+
+    result, said, events, playing = asyncio.run(run())
+    assert result is None and events == ["interrupted"] and playing.cut
+    assert [text for _, _, text in said] == [ENGINE_FAILED_LINE]
