@@ -42,15 +42,21 @@ def demo_call(path):
     return engine
 
 
-def test_an_engine_error_outside_its_guard_ends_the_call_as_engine_error_with_a_callback(tmp_path):
-    def broken_turn(text):
-        raise RuntimeError("simulated engine fault")
+def broken_turn(text):
+    raise RuntimeError("simulated engine fault")
 
+
+async def broken_call(path, name: str):
+    """A demo call one turn in whose engine then breaks on the next turn: (host, engine, processor, lines said)."""
+    host = EngineHost(name)
+    engine = await host.call(demo_call, path)
+    processor = EngineProcessor(host=host, engine=engine, call_info=CallInfo(caller_id=CALLER))
+    return host, engine, processor, timed(processor, line_s=0.1)
+
+
+def test_an_engine_error_outside_its_guard_ends_the_call_as_engine_error_with_a_callback(tmp_path):
     async def run():
-        host = EngineHost("broken")
-        engine = await host.call(demo_call, tmp_path / "appliance.db")
-        processor = EngineProcessor(host=host, engine=engine, call_info=CallInfo(caller_id=CALLER))
-        said = timed(processor, line_s=0.1)
+        host, engine, processor, said = await broken_call(tmp_path / "appliance.db", "broken")
         result = await processor._ask_engine(TurnTiming(seq=-1, kind="reply"), broken_turn, "hello")
         rows = await host.call(lambda: engine.store.db.conn.execute(
             "SELECT c.outcome, c.end_reason, r.reason FROM calls c LEFT JOIN callback_requests r "
@@ -70,14 +76,8 @@ def test_a_reply_playing_ahead_of_the_hand_over_stops_before_the_apology_when_th
     reply the engine never gave, so it stops, and the apology is all the caller hears after it."""
     from appliance.voice.conversation import _Ahead
 
-    def broken_turn(text):
-        raise RuntimeError("simulated engine fault")
-
     async def run():
-        host = EngineHost("broken-ahead")
-        engine = await host.call(demo_call, tmp_path / "appliance.db")
-        processor = EngineProcessor(host=host, engine=engine, call_info=CallInfo(caller_id=CALLER))
-        said = timed(processor, line_s=0.1)
+        host, _, processor, said = await broken_call(tmp_path / "appliance.db", "broken-ahead")
         events: list[str] = []
 
         async def broadcast_interruption():
