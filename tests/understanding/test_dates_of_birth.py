@@ -214,6 +214,16 @@ def test_a_year_said_as_its_century_then_its_decade_in_a_correction_at_the_detai
     assert hear(said, "confirm_details", region="US").dob == born
 
 
+@pytest.mark.parametrize(("heard", "region", "born"), [
+    ("18-784", "US", date(1984, 7, 18)),
+    ("29-659.", "GB", date(1959, 6, 29)),
+    ("5-385", "US", date(1985, 3, 5)),        # day first, as the ordinals were said, in a month-first region too
+    ("the 1st-101", "AU", date(2001, 1, 1)),
+])
+def test_two_ordinals_and_a_year_written_with_the_month_run_into_the_year(heard, region, born) -> None:
+    assert hear(heard, "dob", region=region).dob == born
+
+
 def test_a_date_in_this_year_at_a_read_back_is_no_date_of_birth() -> None:
     heard = hear("no, the 26th of November 2026", "confirm")
     assert heard.dob is None and heard.window is not None
