@@ -76,14 +76,6 @@ QUIET_SHARE = 0.4        # of the window, the least quiet left after the clip (r
 # faster-whisper's no-speech rule: dropped when Whisper thinks there is no speech and is unsure of the words
 NO_SPEECH_PROB = 0.6
 LOG_PROB_FLOOR = -1.0
-# A greedy reading the decoder itself doubts (its tokens' mean log-probability below this, in nats) is decoded again
-# with a beam of RETRY_BEAM over the same encoded audio, and the better-scoring reading kept: Whisper's own fallback
-# (faster-whisper retries below -1.0 at a higher temperature) made deterministic. Greedy decoding ends a date said
-# as ordinals after its first word ("29." for "the twenty-ninth of the sixth fifty-nine"), where the beam keeps
-# the rest. Over 200 scenario lines in the Piper voice at G.711 it retried 30 and word errors fell from 26.5% to
-# 26.0%; below -0.6, 37 and 25.8%; below -1.0, 15 and 26.3%
-GREEDY_DOUBT = -0.7
-RETRY_BEAM = 5
 # how a prompt of expected words is put to Whisper (see framed_prompt)
 PROMPT_FRAME = "Words you may hear: {}."
 
@@ -341,20 +333,14 @@ class WhisperTranscriber:
             prompt = [tokenizer.sot_prev, *tokenizer.encode(" " + framed)[: self.model.max_length // 2 - 1]]
         prompt += [*tokenizer.sot_sequence, tokenizer.no_timestamps]
         most = TOKENS_MIN + int(TOKENS_PER_S * len(audio) / WHISPER_RATE)
-        max_length = min(len(prompt) + most, self.model.max_length)
         result = self.model.model.generate(
-            encoded, [prompt], beam_size=self.beam_size, max_length=max_length, return_scores=True,
+            encoded, [prompt], beam_size=self.beam_size, max_length=min(len(prompt) + most, self.model.max_length),
+            return_scores=True,
             return_no_speech_prob=True, suppress_blank=True, suppress_tokens=self.suppress)[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         average = result.scores[0] * len(tokens) / (len(tokens) + 1)
         if result.no_speech_prob > NO_SPEECH_PROB and average < LOG_PROB_FLOOR:
             return _Read("", result.no_speech_prob, encoded, frames)
-        if self.beam_size < RETRY_BEAM and result.scores[0] < GREEDY_DOUBT:
-            retry = self.model.model.generate(encoded, [prompt], beam_size=RETRY_BEAM, max_length=max_length,
-                                              return_scores=True, suppress_blank=True,
-                                              suppress_tokens=self.suppress)[0]
-            if retry.scores[0] > result.scores[0]:
-                tokens = [t for t in retry.sequences_ids[0] if t < tokenizer.eot]
         return _Read(tokenizer.decode(tokens).strip(), result.no_speech_prob, encoded, frames)
 
     def _transcribe_padded(self, audio: np.ndarray, *, hotwords: str | None) -> _Read:

@@ -110,25 +110,3 @@ def test_the_prompt_s_frame_said_back_is_no_caller_words():
 
     assert clean_transcript("Words you may hear: Wicker Park", "Wicker Park, Lincoln Square") == "Wicker Park"
 
-
-
-@pytest.mark.parametrize(("said", "pace", "born"), [
-    ("the twenty-ninth of the sixth fifty-nine", 0.9, "1959-06-29"),
-    ("the twenty-ninth of the sixth fifty-nine", 1.0, "1959-06-29"),
-    ("the twenty-eighth of the second oh eight", 1.0, "2008-02-28"),
-    ("the twenty-sixth of the fifth seventy-seven", 1.1, "1977-05-26"),
-])
-def test_a_date_said_as_ordinals_is_heard_whole_not_ended_after_its_first_word(runtime, said, pace, born):
-    """Greedy decoding ends such a date after its day ("29."), with little confidence; the beam it is then
-    decoded again with keeps the month and the year. Said as the simulated caller says it, over G.711."""
-    from appliance.simulate.caller_voices import caller_voice_engine
-    from appliance.simulate.line_conditions import line_condition
-    from appliance.voice.audio import to_pcm
-    from tests.understanding.hearing import hear
-
-    voice = caller_voice_engine("piper-joe", runtime)
-    audio, rate = voice.speak(voice.text_for(said), pace)
-    phone = line_condition("g711").carry(audio, rate, 8000, rng=np.random.default_rng(0))
-    pcm = to_pcm(np.concatenate([phone, np.zeros(2800, np.float32)]))
-    heard = runtime.transcriber.transcribe(pcm, 8000, hotwords="born on the 4th of March 1985")
-    assert str(hear(heard.text, "dob").dob) == born, heard.text
