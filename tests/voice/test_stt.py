@@ -109,4 +109,3 @@ def test_the_prompt_s_frame_said_back_is_no_caller_words():
     from appliance.voice.stt import clean_transcript
 
     assert clean_transcript("Words you may hear: Wicker Park", "Wicker Park, Lincoln Square") == "Wicker Park"
-
