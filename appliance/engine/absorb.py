@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import Callable
 
+import jellyfish
 from rapidfuzz import fuzz
 
 from ..domain import ANYONE, TimeWindow, fold_name
@@ -19,7 +21,7 @@ from ..understanding import Question, Utterance
 from ..understanding.name_corrections import apply_letter_edit, letter_edit_done
 from ..understanding.common_words import NAME_WORDS, STOP_WORDS
 from ..understanding.names import title_case
-from .tools.name_matching import sounds_like
+from .tools.name_matching import letters, sounds_like
 from .context import CallContext
 from .rule_env import RuleEnv, possible_locations
 
@@ -178,21 +180,14 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
     if question.read_back and not (first or last):
         first, last = _said_again(ctx, utt)
     for old, new in utt.name_replacements:
-        for part in ("last_name", "first_name"):
-            now = getattr(ctx, part)
-            words = now.split() if now else []
-            at = next((k for k, word in enumerate(words) if fold_name(word) == fold_name(old)), None)
-            if now and fold_name(now) == fold_name(old):
-                value = title_case(new)
-            elif at is not None:   # one word of the part: "Thu Hà Adeyemi" -> "Thu Hà Đặng"
-                value = " ".join(words[:at] + [title_case(new)] + words[at + 1:])
-            else:
-                continue
-            if part == "last_name" and not last:
-                last = value
-            elif part == "first_name" and not first:
-                first = value
-            break
+        replaced = _replaced_part(ctx, old, new, fold_name) or _replaced_part(ctx, old, new, _sound_of)
+        if replaced is None:
+            continue
+        part, value = replaced
+        if part == "last_name" and not last:
+            last = value
+        elif part == "first_name" and not first:
+            first = value
     said = {"first_name": first, "last_name": last}   # parts said in full this turn
     for edit in utt.letter_edits:
         if any(value and letter_edit_done(value, edit) for value in said.values()):
@@ -210,6 +205,28 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
         else:
             ctx.spelling_needed = True
     return first, last
+
+
+def _sound_of(name: str) -> str:
+    """A name as it sounds: the old name in "it's Doe, not Roe" is itself heard, and speech to text may write
+    it other than the name held (a vowel bent, "Rowe"); the caller still means that name."""
+    return jellyfish.metaphone(letters(name)) if letters(name) else ""
+
+
+def _replaced_part(ctx: CallContext, old: str, new: str, key: Callable[[str], str]) -> tuple[str, str] | None:
+    """(part, new value) for the name part the caller named as the old name, compared by `key`; the surname
+    is tried first, as the part callers correct most."""
+    for part in ("last_name", "first_name"):
+        now = getattr(ctx, part)
+        if not now or not key(old):
+            continue
+        words = now.split()
+        at = next((k for k, word in enumerate(words) if key(word) == key(old)), None)
+        if key(now) == key(old):
+            return part, title_case(new)
+        if at is not None:   # one word of the part: "Thu Hà Adeyemi" -> "Thu Hà Đặng"
+            return part, " ".join(words[:at] + [title_case(new)] + words[at + 1:])
+    return None
 
 
 def _said_again(ctx: CallContext, utt: Utterance) -> tuple[str | None, str | None]:

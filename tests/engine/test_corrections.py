@@ -62,6 +62,26 @@ def test_a_lone_name_said_to_correct_a_full_name_replaces_the_part_it_is_like(ca
     assert (engine.ctx.first_name, engine.ctx.last_name) == held
 
 
+@pytest.mark.parametrize(("said", "correction", "held"), [
+    ("Michael Fletcher", "no wait, it's brown, not flutcher", ("Michael", "Brown")),
+    ("Jon Smith", "sorry, it's Smyth, not Smithe", ("Jon", "Smyth")),
+    ("Katie Reid", "no, it's Reed, not Read", ("Katie", "Reed")),
+    ("Kathryn Moss", "oh sorry, it's Catherine, not Cathrin", ("Catherine", "Moss")),
+])
+def test_the_old_name_in_a_correction_is_the_part_it_sounds_like_when_heard_otherwise(call, said, correction, held):
+    engine = call()
+    say(engine, "Hi, I'd like to book a follow-up", said)
+    engine.turn(correction)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == held
+
+
+def test_an_old_name_like_neither_part_changes_neither(call):
+    engine = call()
+    say(engine, "Hi, I'd like to book a follow-up", "Michael Fletcher")
+    engine.turn("no wait, it's Brown, not Patel")
+    assert engine.ctx.first_name == "Michael"
+
+
 def test_a_later_answer_in_the_old_form_does_not_undo_a_correction(call):
     engine = call()
     say(engine, "Hi, I'd like to book a follow-up", "Jon Smith", "it's Smyth, not Smith", "the 15th of June 1988")
