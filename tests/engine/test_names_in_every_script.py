@@ -119,6 +119,35 @@ def test_a_year_heard_as_its_twin_does_not_identify_by_a_name_only_alike(flow, c
     assert engine.ctx.patient is None
 
 
+@pytest.mark.parametrize(("name", "dob", "asked_about"), [
+    ("Hosey García", "the 14th of February 18th", "José García"),   # year as an ordinal, given name bent
+    ("Sorin Ødegaard", "9 September 1996", None),                    # no twin year: nobody asked about
+    ("Aroma Ngata", "17 January 2010", None),                        # 2001 is no twin of 2010
+])
+def test_a_twin_year_with_a_bent_given_name_asks_about_the_patient_whose_surname_was_heard(
+        flow, clinic_store, clock, name, dob, asked_about):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn(name)
+    result = engine.turn(dob)
+    assert engine.ctx.patient is None                                  # never identified unasked
+    if asked_about is None:
+        assert result.waiting_for != "confirm" or "speaking with" not in result.reply
+        return
+    assert f"am I speaking with {asked_about}" in result.reply
+    engine.turn("yes")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p-jose"
+
+
+def test_a_twin_year_candidate_denied_is_not_identified(flow, clinic_store, clock):
+    engine = call(flow, clinic_store, clock)
+    engine.turn("I'd like to cancel my appointment")
+    engine.turn("Hosey García")
+    assert "speaking with José García" in engine.turn("the 14th of February 18th").reply
+    engine.turn("no, that's not me")
+    assert engine.ctx.patient is None
+
+
 def test_given_names_of_two_words_said_again_when_the_first_name_is_asked_keep_the_surname(flow, store, clock):
     engine = call(flow, store, clock)
     engine.turn("I'd like to book a follow-up, I've never been before")

@@ -353,3 +353,18 @@ def test_ordinals_years_and_ohs_the_transcriber_writes_apart_or_strangely(heard,
 @pytest.mark.parametrize("heard", ["a 4th of July baby, 1976", "Oh, the 3rd of May 1980", "I was born in a 1980"])
 def test_an_a_or_oh_before_words_is_no_zero(heard) -> None:
     assert hear(heard, "dob", region="GB").dob in (None, date(1976, 7, 4), date(1980, 5, 3))
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("The 19th of the 11th 17th.", date(2017, 11, 19)),   # which of 17 and 70 was meant the record says
+    ("5th of the 12th, 80th", date(1980, 12, 5)),
+    ("the 2nd, 7th, 90th", date(1990, 7, 2)),
+    ("14th of May, 70th", date(1970, 5, 14)),
+])
+def test_a_two_digit_year_written_with_the_ordinal_ending_of_the_day_before_it(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize("heard", ["the 21st of the 3rd 1984", "the 4th of the 6th 06"])
+def test_a_year_without_an_ordinal_ending_reads_as_before(heard):
+    assert hear(heard, "dob").dob is not None

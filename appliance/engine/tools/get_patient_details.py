@@ -83,6 +83,13 @@ class GetPatientDetails(Tool):
             return {"by": "name_dob", "status": "matched", "patient_id": patient.id}
         if store.patients_named(first_name, last_name):
             return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
+        # A year heard as its "-teen" / "-ty" twin, the names bent too: the one patient born on the twin day
+        # whose surname was heard is a candidate, put to the caller (asking the date again hears the same year)
+        twins = [p for twin in sound_alike_dates(dob, env.now().date()) for p in store.patients_born_on(twin)
+                 if p.id not in not_again]
+        twin_candidate = surname_heard(twins, (*heard, last_name))
+        if twin_candidate is not None:
+            return {"by": "name_dob", "status": "not_found", "patient_id": None, "candidate_id": twin_candidate.id}
         on_number = [p for p in (store.patient(pid) for pid in prefer) if p is not None and p.dob != dob]
         if surnames_heard(on_number, (*heard, last_name)):
             # a patient on the caller's own number whose surname was heard, born on another day: the date of
