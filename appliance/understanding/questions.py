@@ -175,6 +175,27 @@ def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
             and fuzz.ratio(word.upper(), letters.upper()) >= SPELLED_LIKE_THE_WORD)
 
 
+def _digit_groups_as_slashed_date(heard: str) -> str:
+    """`_digit_groups_as_date`, with a date already in three groups written with slashes too ("13-03-51"): where
+    a number is asked, digits in groups are otherwise read as the number."""
+    read = _digit_groups_as_date(heard)
+    groups = regex.findall(r"\d+", read)
+    return read if "/" in read or len(groups) != 3 else "/".join(groups)
+
+
+def _a_date_after_a_correction(text: str, m: Any, scene: Any) -> bool:
+    """Digits that make a whole date, said after words that take an earlier answer back ("sorry, I got that
+    wrong, it's 13-0-3-51"): the caller is correcting the date of birth, whatever was asked since."""
+    from .yes_no import takes_back   # yes_no reads Question from here
+
+    date_said = regex.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d\d|\d{4})", _digit_groups_as_slashed_date(m.group(0)))
+    if date_said is None or not takes_back(tuple(normalise(text[:m.start()]).tokens)):
+        return False
+    a, b, year = (int(g) for g in date_said.groups())
+    year += 1900 if year < 100 else 0   # only whether such a day exists: the century is the parser's to settle
+    return bool(valid_date(year, b, a) or valid_date(year, a, b))
+
+
 # Letters a spelling's words may be heard as, over the phone: "N U" written "and you", "R" written "our"
 LETTER_SOUNDS = {"and": "N", "an": "N", "in": "N", "you": "U", "are": "R", "our": "R"}
 _SOUND_WORDS = "|".join(LETTER_SOUNDS)
@@ -220,6 +241,8 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
                   "that sounds like them", _spells_the_word_before),
     RepairContext("in_a_spelling", "opening or inside letters said one by one, two letters following",
                   _sounds_a_letter_in_a_spelling),
+    RepairContext("a_date_after_a_correction", "digits that make a whole date, after words that take an "
+                  "earlier answer back", _a_date_after_a_correction),
 )}
 
 
@@ -233,6 +256,8 @@ REPAIR_TRANSFORMS: dict[str, Callable[[str], str]] = {
     # a date said as digit groups ("oh four, twenty-four, ninety-nine") written as one run of digits, or split
     # where the voice paused ("042499", "26-0392", "0 6-0 4-66"): two digits of day or month each, then the year
     "digit_groups_as_date": lambda heard: _digit_groups_as_date(heard),
+    # the same where a number is asked, three groups apart written with slashes too ("13-03-51")
+    "digit_groups_as_slashed_date": lambda heard: _digit_groups_as_slashed_date(heard),
     # a date said with slashes, the slashes written as a word ("flash", "flesh", "slash"), each part as one
     # number or its digits apart ("10 flash 0 7 flash 93"): day/month/year
     "slashes_as_date": lambda heard: "/".join(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from .hearing import hear
@@ -146,3 +148,23 @@ def test_a_digit_written_as_a_word_that_sounds_like_it_among_the_digits_is_that_
 @pytest.mark.parametrize("said", ["0 4 1 2 3 4 5 6 7 8 for the afternoon", "0 4 1 2 3 4 5 6 7 8 any time"])
 def test_those_words_after_the_number_are_left_as_words(said):
     assert hear(said, "phone", region="AU").phone == "+61412345678"
+
+
+@pytest.mark.parametrize(("said", "region", "born"), [
+    ("Sorry, I got that wrong. It's 13-0-3-51.", "AU", date(1951, 3, 13)),   # digit groups where they were heard
+    ("sorry, I got that wrong, it's 13-03-51", "AU", date(1951, 3, 13)),
+    ("no wait, it's 13 03 1951", "GB", date(1951, 3, 13)),
+    ("sorry, I meant 03-13-51", "US", date(1951, 3, 13)),
+])
+def test_a_date_of_birth_corrected_while_the_number_is_asked_is_the_date_not_a_number(said, region, born):
+    heard = hear(said, "phone", region=region)
+    assert (heard.dob, heard.phone) == (born, None)
+
+
+@pytest.mark.parametrize(("said", "region", "number"), [
+    ("sorry, I got that wrong, it's 0491 573 065", "AU", "+61491573065"),   # no date in ten digits
+    ("13-0-3-51", "AU", "+61130351"),                                       # no correction: the number said
+    ("actually it's 0 4 9 1 5 7 3 0 6 5", "AU", "+61491573065"),
+])
+def test_digits_that_make_no_date_or_follow_no_correction_stay_a_number(said, region, number):
+    assert hear(said, "phone", region=region).phone == number
