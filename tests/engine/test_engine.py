@@ -666,13 +666,25 @@ def test_a_first_name_never_heard_after_the_surname_goes_on_to_the_date_of_birth
 
 
 def test_nobody_found_by_surname_and_date_of_birth_without_a_first_name_is_called_back(engine):
-    """No new patient can be set up without a first name: the team calls back."""
+    """No new patient can be set up without a first name: the team calls back, once the date of birth was
+    asked again (the surname is on file, so the date is the likelier slip)."""
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "This is Y1.", "This is Y1.", "This is Y1.", "J O H N S O N")
     say(engine, "Why?", "Why?", "Why?")
+    again = engine.turn("the ninth of October nineteen fifty")
+    assert again.waiting_for == "dob" and "once more" in again.reply
     result = engine.turn("the ninth of October nineteen fifty")
     assert engine.ctx.patient is None
     assert result.state in ("callback_phone", "callback_next") or result.waiting_for == "phone" or result.ended
+
+
+def test_a_date_of_birth_misspoken_without_a_first_name_is_asked_again_and_the_correction_finds_the_record(engine):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "This is Y1.", "This is Y1.", "This is Y1.", "J O H N S O N")
+    say(engine, "Why?", "Why?", "Why?")
+    assert engine.turn("the fourth of March seventy five").waiting_for == "dob"
+    engine.turn("sorry, I mixed that up, it's the fourth of March eighty five")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
 def test_a_surname_spelled_after_lookups_failed_finds_the_record_before_a_new_one_is_made(engine, db):
