@@ -321,10 +321,14 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
         for kind in ("service", "location"):
             if question.wants(kind) and not any(m.kind == kind for m in mentions):
                 _run_together_matches(ct, canon, origin, taken, index, mentions, kind)
+        if question.wants("location") and not any(m.kind == "location" for m in mentions):
+            _split_word_matches(ct, canon, origin, taken, index, mentions)
     if not question.wants("service"):
-        # "I'll follow up", "can you review it": the service's name used as a verb
+        # "I'll follow up", "can you review it": the service's name used as a verb; a name of three words or
+        # more is a noun phrase even there ("I need to <three-word service>": a reduced "a" written "to")
         mentions = [m for m in mentions
-                    if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE)]
+                    if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE
+                            and m.end - m.start <= 2)]
 
     mentions.sort(key=lambda m: m.start)
     return tuple(mentions)
@@ -410,6 +414,34 @@ def _fuzzy_matches(ct, canon, origin, taken, index: CatalogIndex, mentions, cued
             mentions.append(_mention(ct, origin, ph.kind, ph.id, i, i + size, "fuzzy"))
             for k in range(i, i + size):
                 taken[k] = True
+
+
+# A site's one long name heard as several words: its first part still starts the name ("Kensing Tun" for a
+# site named as one word); the name and the part must be long enough to say which site
+_SPLIT_NAME_MIN = 8
+_SPLIT_PART_MIN = 6
+
+
+def _split_word_matches(ct, canon, origin, taken, index: CatalogIndex, mentions) -> None:
+    """Where a site is asked for and none was named: a word that starts exactly one site's long one-word name,
+    the rest of it heard as a word that is no ordinary word. Speech-to-text splits a place name it does not
+    know into words it does ("Kensing Tun"), and neither the exact nor the near-miss match starts from its
+    first part alone."""
+    owners: dict[str, set[str]] = {}
+    for ph in index.fuzzy_phrases:
+        if ph.kind == "location":
+            for word in ph.tokens:
+                if len(word) >= _SPLIT_NAME_MIN:
+                    owners.setdefault(word, set()).add(ph.id)
+    for i, word in enumerate(canon):
+        if taken[i] or len(word) < _SPLIT_PART_MIN or word in STOP_WORDS or i + 1 >= len(canon) \
+                or canon[i + 1] in STOP_WORDS:   # "I'm heading home": a word, then more words
+            continue
+        ids = {id_ for whole, found in owners.items() if whole.startswith(word) and whole != word for id_ in found}
+        if len(ids) == 1:
+            mentions.append(_mention(ct, origin, "location", ids.pop(), i, i + 2, "fuzzy"))
+            taken[i] = taken[i + 1] = True
+            return
 
 
 # A catalogue phrase of several words heard as one word, maybe a letter or so off ("flushot" for "flu shot",

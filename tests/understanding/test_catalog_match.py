@@ -142,6 +142,33 @@ def test_a_site_of_several_words_heard_as_one_word_is_that_site(heard, location)
     assert hear(heard, "location", catalog=PODIATRY).location_id == location
 
 
+SUBURBS = Catalog(
+    services=PODIATRY.services,
+    locations=(Location("kens", "Kensington", "1 High St"), Location("wimb", "Wimbledon", "2 Hill Rd"),
+               Location("cross", "Kings Cross", "3 Cross St")),
+    practitioners=(Practitioner("ng", "Amy Ng", ("general", "biomech", "flu"), ("kens", "wimb", "cross")),),
+)
+
+
+@pytest.mark.parametrize(("heard", "location"), [
+    ("I'll go to Kensing Tun.", "kens"),      # a one-word site split into words, its first part whole
+    ("Wimble Dunn please", "wimb"),
+    ("the Kensing Tonne one", "kens"),
+    ("Kings Cross", "cross"),
+])
+def test_a_one_word_site_heard_as_several_words_is_that_site(heard, location) -> None:
+    assert hear(heard, "location", catalog=SUBURBS).location_id == location
+
+
+@pytest.mark.parametrize(("heard", "waiting_for"), [
+    ("I'm kensing home", "location"),          # the part, then an ordinary word
+    ("Kensing.", "location"),                  # the part alone, nothing after it
+    ("I'll go to Kensing Tun.", "full_name"),  # no site asked
+])
+def test_part_of_a_site_name_counts_only_before_a_word_that_is_no_word_where_a_site_is_asked(heard, waiting_for):
+    assert hear(heard, waiting_for, catalog=SUBURBS).location_id is None
+
+
 @pytest.mark.parametrize("said", ["Mailcare", "nailcare please"])
 def test_a_run_together_service_counts_only_where_a_service_is_asked(said) -> None:
     assert hear(said, "full_name", catalog=PODIATRY).service_ids == ()
@@ -166,3 +193,22 @@ CATALOG_ALIASED = Catalog(
 ])
 def test_a_one_word_practitioner_alias_needs_a_cue_like_a_first_name(text, waiting_for, practitioner) -> None:
     assert hear(text, waiting_for, catalog=CATALOG_ALIASED).practitioner_id == practitioner
+
+
+PHYSIO = Catalog(
+    services=(Service("treat", "Follow-up treatment", 30, 48.0, aliases=("follow-up",)),
+              Service("assess", "Initial assessment", 45, 62.0)),
+    locations=(Location("city", "City", "1 High St"),),
+    practitioners=(Practitioner("ng", "Amy Ng", ("treat", "assess"), ("city",)),),
+)
+
+
+@pytest.mark.parametrize("said", ["I need to follow-up treatment, please.", "I'd like to follow up treatment",
+                                  "can I get to follow-up treatment"])
+def test_a_service_name_of_three_words_after_to_is_the_service_not_a_verb(said) -> None:
+    assert hear(said, catalog=PHYSIO).service_ids == ("treat",)
+
+
+@pytest.mark.parametrize("said", ["I'll follow up later", "I need to follow up", "I want to follow up on it"])
+def test_a_service_name_of_two_words_after_to_is_still_a_verb(said) -> None:
+    assert hear(said, catalog=PHYSIO).service_ids == ()
