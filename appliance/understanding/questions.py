@@ -312,7 +312,9 @@ def _digit_groups_as_date(heard: str) -> str:
     sizes = tuple(len(g) for g in groups)
     if len(groups) == 3 and (sizes[0] <= 2 and sizes[1] <= 2 and sizes[2] in (2, 4)
                              or sizes[0] == 4 and max(sizes[1:]) <= 2):
-        return heard   # already day, month and year apart (or year first): read as said
+        # already day, month and year apart (or year first): read as said, but for a full stop the transcriber
+        # put between them ("26. 11.66."), which reads as a sentence's end or a decimal point
+        return "/".join(groups) if "." in heard else heard
     # otherwise the groups are where the transcriber broke the digits, not where the date's parts end
     # ("19 0 246" for "one nine oh two four six")
     digits = "".join(groups)

@@ -368,3 +368,13 @@ def test_a_two_digit_year_written_with_the_ordinal_ending_of_the_day_before_it(h
 @pytest.mark.parametrize("heard", ["the 21st of the 3rd 1984", "the 4th of the 6th 06"])
 def test_a_year_without_an_ordinal_ending_reads_as_before(heard):
     assert hear(heard, "dob").dob is not None
+
+
+@pytest.mark.parametrize(("heard", "region", "born"), [
+    ("26. 11.66.", "US", date(1966, 11, 26)),   # a full stop after the day, another inside month and year
+    ("04. 03. 85.", "GB", date(1985, 3, 4)),
+    ("It's 12. 5. 1990.", "GB", date(1990, 5, 12)),
+    ("3. 14.72", "US", date(1972, 3, 14)),
+])
+def test_a_date_in_three_groups_with_full_stops_between_them_is_read_as_that_date(heard, region, born):
+    assert hear(heard, "dob", region=region).dob == born
