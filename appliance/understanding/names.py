@@ -507,6 +507,10 @@ def find_name(
     for m in (_WEAK_MARKER.finditer(text) if " is" in text or "i am" in text or "i meant" in text else ()):
         at = _token_after(ct, m.end())
         run = _read_run(ct, at, blocked)
+        if run is None and name_part == "full":
+            surname = _surname_after_an_ordinary_word(ct, at, blocked)
+            if surname is not None:
+                return surname
         if run is None or run.ambiguous:
             continue
         phrase = m.group(0)
@@ -537,6 +541,30 @@ def find_name(
     if name_part is not None:
         return _bare_name(ct, name_part, spelled, blocked)
     return None
+
+
+_NOT_THE_NAME = frozenset({"not", "no", "never", "without", "instead", "rather", "nor", "than"})
+
+
+def _surname_after_an_ordinary_word(ct: CallerText, at: int, blocked: frozenset[str]) -> PersonName | None:
+    """The surname alone, where the full name was asked for and the answer is an ordinary word then one clear
+    name word that ends it ("it's been Doe", "it's just Doe"): speech-to-text writes a given name it
+    does not know as a common word, and the surname it heard is kept (the given name is asked for on its own)."""
+    tokens = ct.tokens
+    nxt = at + 1
+    if nxt >= len(tokens) or nxt in ct.clause_starts or at in ct.clause_starts and at > 0:
+        return None
+    if _name_like(tokens[at], blocked) or tokens[at] not in STOP_WORDS or len(tokens[at]) < 2 \
+            or tokens[at] in _NOT_THE_NAME:   # "it's not Doe": the name denied, never given
+        return None
+    if not _name_like(tokens[nxt], blocked):
+        return None
+    end = nxt + 1
+    while end < len(tokens) and tokens[end] in _TRAILING_POLITE and end not in ct.clause_starts:
+        end += 1
+    if end < len(tokens) and end not in ct.clause_starts:
+        return None
+    return PersonName(first=None, last=title_case(tokens[nxt]))
 
 
 def _token_after(ct: CallerText, char_end: int) -> int:

@@ -460,3 +460,24 @@ def test_a_spelling_written_over_and_over_is_the_spelling_once(heard, spelled) -
 @pytest.mark.parametrize("name", ["B A R B A R A", "H A N R A H A N", "G I O R G I O"])
 def test_a_name_people_have_that_repeats_itself_is_spelled_whole(name) -> None:
     assert hear(name, "spell_last").spelled == name.replace(" ", "")
+
+
+@pytest.mark.parametrize(("said", "surname"), [
+    ("Sure, it's Say Lefèvre.", "Lefèvre"),   # a given name written as an ordinary word, then the surname
+    ("It's been Taylor.", "Taylor"),
+    ("it's just Okafor, thanks", "Okafor"),
+    ("this is about Nguyen", "Nguyen"),
+])
+def test_a_surname_after_an_ordinary_word_is_kept_when_the_full_name_is_asked(said, surname):
+    assert hear(said, "full_name").name == PersonName(first=None, last=surname)
+
+
+@pytest.mark.parametrize(("said", "waiting_for"), [
+    ("it's not Taylor", "full_name"),       # a name denied is never given
+    ("it is about time", "full_name"),      # no name word
+    ("it's too late", "full_name"),
+    ("It's been Taylor.", "intent"),        # no name asked
+])
+def test_no_surname_is_taken_from_an_ordinary_word_and_a_word_that_is_no_name(said, waiting_for):
+    name = hear(said, waiting_for).name
+    assert name is None or name.last is None
