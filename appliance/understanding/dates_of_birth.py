@@ -5,7 +5,7 @@ nineteen eighty five", "11/30/1972", "04/03/1985" (day first unless the
 region writes month first), "1985-03-04", "June 2nd, 1979", "2 June 79",
 "twenty first of may two thousand and one", "4 3 85" when asked for it.
 A two-digit year takes the century that puts the date in the past; a date
-of birth is never in the future and never before 1900. Years misheard by
+of birth is never in the future and never further back than anyone alive. Years misheard by
 speech-to-text (a "-teen" year for a "-ty" one, "seventeen" for "nineteen")
 are the date-of-birth question's repairs (config/flows/questions.yaml).
 """
@@ -33,10 +33,15 @@ def full_year(two_digits: int, month: int, day: int, today: date) -> int | None:
     return None
 
 
+# years: nobody living is older (the oldest people recorded lived to 117-122; past 115 a year heard is a year
+# misheard: "1900 and ..." for "nineteen hundred and seventy-seven" with its decade lost)
+OLDEST_LIVING_AGE = 115
+
+
 def date_of_birth(year: int, month: int, day: int, today: date) -> date | None:
     """The date, if someone could have been born on it and be calling today."""
     born = valid_date(year, month, day)
-    if born is not None and date(1900, 1, 1) <= born <= today:
+    if born is not None and today.year - OLDEST_LIVING_AGE <= born.year and born <= today:
         return born
     return None
 

@@ -286,7 +286,7 @@ def test_a_day_and_month_said_as_ordinals_without_the_second_the(heard, born):
     ("the 8th of the 9th of 5.", date(2005, 9, 8)),
     ("the 3rd of the 2nd of 7", date(2007, 2, 3)),
     ("5th of June of 9", date(2009, 6, 5)),
-    ("the eighth of September nineteen oh 5", date(1905, 9, 8)),
+    ("the eighth of September twenty oh 5", date(2005, 9, 8)),
 ])
 def test_a_year_said_oh_and_a_digit_with_the_digit_written_as_a_numeral_or_the_oh_as_of(heard, born):
     assert hear(heard, "dob").dob == born
@@ -378,3 +378,23 @@ def test_a_year_without_an_ordinal_ending_reads_as_before(heard):
 ])
 def test_a_date_in_three_groups_with_full_stops_between_them_is_read_as_that_date(heard, region, born):
     assert hear(heard, "dob", region=region).dob == born
+
+
+@pytest.mark.parametrize("heard", ["29th of August 1900", "the 8th of September 1905", "3 May 1890"])
+def test_a_year_of_birth_older_than_anyone_living_is_no_date_of_birth(heard):
+    assert hear(heard, "dob").dob is None
+
+
+@pytest.mark.parametrize(("heard", "born"), [("the 2nd of June 1921", date(1921, 6, 2)),
+                                             ("4th of March 1985", date(1985, 3, 4))])
+def test_a_year_of_birth_a_living_person_can_have_is_kept(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("29th of August, 1900 and 77th.", date(1977, 8, 29)),   # the decade with the day's ordinal ending
+    ("the 4th of May 1900-84th", date(1984, 5, 4)),
+    ("3rd June 1900 and 52nd", date(1952, 6, 3)),
+])
+def test_a_year_said_as_its_century_then_its_decade_with_an_ordinal_ending(heard, born):
+    assert hear(heard, "dob").dob == born
