@@ -301,3 +301,17 @@ def test_booked_with_its_ending_lost_after_i_am_is_still_a_question_about_a_book
 def test_book_as_a_verb_stays_a_booking_after_the_repair_for_booked() -> None:
     assert intent_names(hear("can I book in for Tuesday?", "intent"))[:1] == ["book"]
     assert intent_names(hear("I'm looking to book in for Tuesday", "intent"))[:1] == ["book"]
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
+    ("I need control of my appointment.", "intent"),   # "call off" run together
+    ("can I control of my booking", "intent"),
+    ("I want to control off the appointment tomorrow", "intent"),
+    ("and I'd like to control of my visit", "anything_else"),
+])
+def test_call_off_written_as_control_of_before_an_appointment_is_a_cancellation(text, waiting_for) -> None:
+    assert intent_names(hear(text, waiting_for))[:1] == ["cancel"]
+
+
+def test_control_before_other_words_is_no_cancellation() -> None:
+    assert "cancel" not in intent_names(hear("I want to control the pain", "intent"))
