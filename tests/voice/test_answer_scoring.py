@@ -266,12 +266,28 @@ def test_a_slot_pick_whisper_wrote_as_other_words_is_recovered(runtime, flow, cl
     assert meaning(text).slot_pick == SLOT_PICK_MEANS, f"{said!r} was heard as {text!r}"
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_an_appointment_picked_by_its_time_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, seed):
-    """Said by Piper's voice over G.711 (these seeds: Whisper base writes "0.8151" or "The right 15-1.")."""
+# Which takes Whisper base mishears depends on the CPU it decodes on (CTranslate2's int8 kernels round
+# differently on different instruction sets): each test looks for its misheard examples among these seeds of
+# Piper's voice over G.711, rather than naming the seeds one machine mishears
+SEARCHED_SEEDS = range(12)
+
+
+def misheard_takes(runtime, said, question, expected, meaning, missed):
+    """(seed, pcm) for each take of `said` whose free transcription `missed` says understood nothing."""
+    from appliance.simulate.caller_speech import CallerVoice
+
+    quiet = bytes(int(0.3 * RATE) * 2)
+    for seed in SEARCHED_SEEDS:
+        pcm = quiet + CallerVoice(runtime, RATE, voice="piper-joe", line="g711", seed=seed).audio(said) + quiet
+        if missed(meaning(heard(runtime, pcm, question, expected, understand=meaning, scoring=False))):
+            yield seed, pcm
+
+
+def test_an_appointment_picked_by_its_time_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic):
+    """Said by Piper's voice over G.711 (on one Intel box two takes in twelve were written "0.8151" or "The right
+    15-1."): a take Whisper's own words pick nothing from is picked by scoring, and never as another booking."""
     from appliance.clinic.regions import region_for
     from appliance.engine.rule_env import RuleEnv
-    from appliance.simulate.caller_speech import CallerVoice
     from appliance.understanding import ListenContext, understand
 
     question = flow.questions["booking_choice"]
@@ -284,27 +300,27 @@ def test_an_appointment_picked_by_its_time_that_whisper_wrote_as_other_words_is_
     def meaning(text):
         return understand(text, context)
 
-    quiet = bytes(int(0.3 * RATE) * 2)
-    pcm = quiet + CallerVoice(runtime, RATE, voice="piper-joe", line="g711", seed=seed).audio("the 8:15 one") + quiet
-    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
-    assert meaning(free).booking_picks == (), f"Whisper now hears it as {free!r}: choose another seed"
-    text = heard(runtime, pcm, question, expected, understand=meaning)
-    assert meaning(text).booking_picks == (1,), f"heard as {text!r}"
+    picks = {seed: meaning(heard(runtime, pcm, question, expected, understand=meaning)).booking_picks
+             for seed, pcm in misheard_takes(runtime, "the 8:15 one", question, expected, meaning,
+                                             lambda u: u.booking_picks == ())}
+    if not picks:
+        pytest.skip("Whisper picked the booking from every take on this machine: no misheard take to recover")
+    assert all(p in ((), (1,)) for p in picks.values()), f"a misheard take picked another booking: {picks}"
+    assert (1,) in picks.values(), f"no misheard take was recovered: {picks}"
 
 
-@pytest.mark.parametrize(("day", "seed", "weekday"), [("Monday", 1, 0), ("Monday", 6, 0), ("Wednesday", 1, 2)])
-def test_a_day_said_alone_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, day, seed, weekday):
-    """Said by Piper's voice over G.711 (these seeds: Whisper base writes "Mandai." or nothing at all)."""
-    from appliance.simulate.caller_speech import CallerVoice
-
+@pytest.mark.parametrize(("day", "weekday"), [("Monday", 0), ("Wednesday", 2)])
+def test_a_day_said_alone_that_whisper_wrote_as_other_words_is_recovered(runtime, flow, clinic, day, weekday):
+    """Said by Piper's voice over G.711 (on one Intel box Whisper base wrote "Mandai." or nothing at all for some
+    takes): a take whose own words name no day is heard as that day by scoring, and never as another."""
     question = flow.questions["time_preference"]
     expected, meaning = asked(question, clinic)
-    quiet = bytes(int(0.3 * RATE) * 2)
-    pcm = quiet + CallerVoice(runtime, RATE, voice="piper-joe", line="g711", seed=seed).audio(day) + quiet
-    free = heard(runtime, pcm, question, expected, understand=meaning, scoring=False)
-    assert not meaning(free).weekdays, f"Whisper now hears {day!r} as {free!r}: choose another example"
-    text = heard(runtime, pcm, question, expected, understand=meaning)
-    assert meaning(text).weekdays == (weekday,), f"{day!r} was heard as {text!r}"
+    days = {seed: meaning(heard(runtime, pcm, question, expected, understand=meaning)).weekdays
+            for seed, pcm in misheard_takes(runtime, day, question, expected, meaning, lambda u: not u.weekdays)}
+    if not days:
+        pytest.skip(f"Whisper heard {day!r} in every take on this machine: no misheard take to recover")
+    assert all(d in ((), (weekday,)) for d in days.values()), f"a misheard {day!r} became another day: {days}"
+    assert (weekday,) in days.values(), f"no misheard take of {day!r} was recovered: {days}"
 
 
 def test_with_scoring_off_whispers_own_words_are_handed_over(runtime, flow, clinic, voices):
