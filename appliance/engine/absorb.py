@@ -13,7 +13,6 @@ import re
 from datetime import timedelta
 from typing import Callable
 
-import jellyfish
 from rapidfuzz import fuzz
 
 from ..domain import ANYONE, TimeWindow, fold_name
@@ -21,7 +20,7 @@ from ..understanding import Question, Utterance
 from ..understanding.name_corrections import apply_letter_edit, letter_edit_done
 from ..understanding.common_words import NAME_WORDS, STOP_WORDS
 from ..understanding.names import title_case
-from .tools.name_matching import letters, sounds_like
+from .tools.name_matching import sounds_like
 from .context import CallContext
 from .rule_env import RuleEnv, possible_locations
 
@@ -180,7 +179,9 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
     if question.read_back and not (first or last):
         first, last = _said_again(ctx, utt)
     for old, new in utt.name_replacements:
-        replaced = _replaced_part(ctx, old, new, fold_name) or _replaced_part(ctx, old, new, _sound_of)
+        # the old name is itself heard, and speech to text may write it other than the name held ("Rowe" for
+        # "Roe"): the caller still means that name, so it is matched by sound when not by its letters
+        replaced = _replaced_part(ctx, old, new, _same_letters) or _replaced_part(ctx, old, new, sounds_like)
         if replaced is None:
             continue
         part, value = replaced
@@ -207,22 +208,20 @@ def _corrected_parts(ctx: CallContext, utt: Utterance, question: Question, first
     return first, last
 
 
-def _sound_of(name: str) -> str:
-    """A name as it sounds: the old name in "it's Doe, not Roe" is itself heard, and speech to text may write
-    it other than the name held (a vowel bent, "Rowe"); the caller still means that name."""
-    return jellyfish.metaphone(letters(name)) if letters(name) else ""
+def _same_letters(a: str, b: str) -> bool:
+    return fold_name(a) == fold_name(b)
 
 
-def _replaced_part(ctx: CallContext, old: str, new: str, key: Callable[[str], str]) -> tuple[str, str] | None:
-    """(part, new value) for the name part the caller named as the old name, compared by `key`; the surname
+def _replaced_part(ctx: CallContext, old: str, new: str, same: Callable[[str, str], bool]) -> tuple[str, str] | None:
+    """(part, new value) for the name part the caller named as the old name, compared by `same`; the surname
     is tried first, as the part callers correct most."""
     for part in ("last_name", "first_name"):
         now = getattr(ctx, part)
-        if not now or not key(old):
+        if not now:
             continue
         words = now.split()
-        at = next((k for k, word in enumerate(words) if key(word) == key(old)), None)
-        if key(now) == key(old):
+        at = next((k for k, word in enumerate(words) if same(word, old)), None)
+        if same(now, old):
             return part, title_case(new)
         if at is not None:   # one word of the part: "Thu Hà Adeyemi" -> "Thu Hà Đặng"
             return part, " ".join(words[:at] + [title_case(new)] + words[at + 1:])
