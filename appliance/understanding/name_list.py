@@ -60,6 +60,13 @@ def is_listed_name(word: str) -> bool:
     return fold_name(word) in _either()
 
 
+def only_a_given_name(word: str) -> bool:
+    """Whether one word is listed as a given name and never as a surname ("Jerry", not "Smith")."""
+    given, family = _names()
+    folded = fold_name(word)
+    return folded in given and folded not in family
+
+
 def is_known_name(name: str, part: str) -> bool:
     """Whether every word of `name` (a "first" or "last" name) is a name people have, or one letter off one."""
     given, family = _names()

@@ -42,6 +42,7 @@ from rapidfuzz import fuzz
 
 from ..yaml_files import read_yaml
 from .calendar_phrases import valid_date
+from .common_words import STOP_WORDS
 from .normalise import normalise
 from .spoken_numbers import day_ordinal
 
@@ -196,6 +197,22 @@ def _a_date_after_a_correction(text: str, m: Any, scene: Any) -> bool:
     return bool(valid_date(year, b, a) or valid_date(year, a, b))
 
 
+_NAME_WORD_BEFORE = regex.compile(r"(?<![\w'])(\p{Lu}[\w'\-]*) $")
+_NAME_WORD_AFTER = regex.compile(r"^ (\p{Lu}[\w'\-]*)(?![\w'])")
+
+
+def _between_name_words(text: str, m: Any, scene: Any) -> bool:
+    """Between two words written as names, with no pause on either side ("Van and Nguyen"): a short syllable
+    of a name ("An", "Ann") is written as the word it sounds like, where a caller giving their name would
+    not join two names with "and". Not before a name only ever given ("Tom and Jerry" is two people)."""
+    from .name_list import only_a_given_name   # the name lists load on first use, not when questions are read
+
+    before, after = _NAME_WORD_BEFORE.search(text[:m.start()]), _NAME_WORD_AFTER.match(text[m.end():])
+    return (before is not None and after is not None and m.group(0).islower()
+            and not {before.group(1).lower(), after.group(1).lower()} & STOP_WORDS
+            and not only_a_given_name(after.group(1)))
+
+
 # Letters a spelling's words may be heard as, over the phone: "N U" written "and you", "R" written "our"
 LETTER_SOUNDS = {"and": "N", "an": "N", "in": "N", "you": "U", "are": "R", "our": "R"}
 _SOUND_WORDS = "|".join(LETTER_SOUNDS)
@@ -241,6 +258,8 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
                   "that sounds like them", _spells_the_word_before),
     RepairContext("in_a_spelling", "opening or inside letters said one by one, two letters following",
                   _sounds_a_letter_in_a_spelling),
+    RepairContext("between_name_words", "between two words written as names, with no pause either side",
+                  _between_name_words),
     RepairContext("a_date_after_a_correction", "digits that make a whole date, after words that take an "
                   "earlier answer back", _a_date_after_a_correction),
 )}

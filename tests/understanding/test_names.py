@@ -421,6 +421,26 @@ def test_a_name_spelled_right_after_it_in_capitals_is_letters(heard, question, l
     assert utterance.name is None or "-" not in (utterance.name.last or "")   # never a second name "Lop-Ez"
 
 
+@pytest.mark.parametrize(("heard", "first", "last"), [
+    ("It's Van and Nguyen.", "Van An", "Nguyen"),
+    ("Mary and Smith", "Mary An", "Smith"),
+    ("it's Thi and Tran", "Thi An", "Tran"),
+    ("Van and Deng", "Van An", "Deng"),        # a surname in no list
+])
+def test_a_short_name_syllable_between_names_written_and_is_part_of_the_name(heard, first, last):
+    assert hear(heard, "full_name").name == PersonName(first, last)
+
+
+@pytest.mark.parametrize(("heard", "first", "last"), [
+    ("Jane, and Doe is my surname", "Jane", None),        # a pause before "and"
+    ("It's John and my surname is Doe", None, "Doe"),     # "and" before ordinary words
+    ("Tom and Jerry", "Tom", None),                       # before a name only ever given: two people
+])
+def test_and_joining_a_name_to_ordinary_words_stays_a_word(heard, first, last):
+    name = hear(heard, "full_name").name
+    assert name == PersonName(first, last) and "An" not in (name.first or "")
+
+
 @pytest.mark.parametrize("heard", ["I'm with the NHS", "my GP said so", "it's Lee, LAMB"])
 def test_capitals_that_do_not_spell_the_word_before_stay_words(heard):
     assert hear(heard, "confirm").spelled is None

@@ -19,6 +19,23 @@ def test_new(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "Hi, it's my first time. I'd like to book in.", "This is my first visit, can I make an appointment?",
+    "It'll be my first appointment with you", "I'd like to book my first appointment", "it's my very first visit",
+    "this is going to be my first consultation",
+])
+def test_new_the_visit_being_arranged_is_the_first(text: str) -> None:
+    assert hear(text, "intent").patient_status == "new"
+
+
+@pytest.mark.parametrize("text", [
+    "it's my first time back in ages", "it's my first time with this knee", "it's my first appointment on Tuesday "
+    "I need to move", "this is my first time since the operation", "it was my first visit last week",
+])
+def test_neither_a_first_at_something_else(text: str) -> None:
+    assert hear(text, "intent").patient_status is None
+
+
+@pytest.mark.parametrize("text", [
     "I'm an existing patient", "I'm not a new patient", "I've been to you before", "yes, I have been there before",
     "I'm a regular patient of Dr Lee's",
 ])
