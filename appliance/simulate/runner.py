@@ -155,7 +155,7 @@ def play_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, player: Player
                   db_path: str | Path = ":memory:") -> PlayedCall:
     setup = set_up_scenario(scenario, clinic, flow, db_path=db_path)
     store, recorder, before, engine = setup.store, setup.recorder, setup.before, setup.engine
-    caller = SimulatedCaller(scenario.caller)
+    caller = SimulatedCaller.of(scenario)
     results = [engine.start(CallInfo(caller_id=scenario.caller_id))]
     lines = [""]
     while not results[-1].ended and not caller.done:

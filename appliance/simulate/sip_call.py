@@ -294,7 +294,7 @@ async def _converse(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoi
 async def _answer_turns(expected: ExpectedCall, agent: CallerAgent, voice: CallerVoice, scenario: Scenario,
                         on_said: Callable[[str], None] | None, on_joined, joined: list[asyncio.Task]
                         ) -> tuple[Any, list[str]]:
-    caller = SimulatedCaller(scenario.caller)
+    caller = SimulatedCaller.of(scenario)
     said: list[str] = []
     while True:
         try:

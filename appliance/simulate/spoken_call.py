@@ -256,7 +256,7 @@ def scripted_caller(on_said: Callable[[str], None] | None = None):
     """The text simulator's caller, speaking: answers each agent turn from the scenario's script."""
 
     async def drive(rig: ScenarioCall) -> None:
-        caller = SimulatedCaller(rig.scenario.caller)
+        caller = SimulatedCaller.of(rig.scenario)
         answered = 0
         while True:
             timing = await rig.turns.get()

@@ -142,7 +142,7 @@ def _drive_to_read_back(engine, script) -> TurnResult:
     """On the engine's thread: answer every question in text until the booking is read back; the spoken
     call opens with that read-back (the engine's greeting is what a call's first words are)."""
     result = engine.start(CallInfo(caller_id=script.caller_id))
-    caller = SimulatedCaller(script.caller)
+    caller = SimulatedCaller.of(script)
     while result.waiting_for != "confirm":
         result = engine.turn(caller.next_line(result.waiting_for))
     engine.greeting = result
