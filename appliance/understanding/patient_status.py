@@ -23,7 +23,7 @@ _RETURNING = WordPattern(
     r"\bi am already (?:a )?(?:patient|client|registered)\b",
     r"\b(?:have|had) (?:had )?(?:appointments?|treatment|sessions?) (?:with you|there|here) before\b",
 )
-# what, after "my first visit", makes it a first at something else or an appointment already held
+# what, after "my first time", makes it a first at something else or an appointment already held
 _NOT_A_FIRST_VISIT = (r"(?! (?:back|since|in (?:a|ages|years|months|over)|of|for|on|at|tomorrow|today|next|last|"
                       r"this|that|is|was|having|getting|doing|with (?!you|your|the clinic|us\b)))")
 _NEW = WordPattern(
@@ -40,9 +40,9 @@ _NEW = WordPattern(
     r"\bnot (?:on|in) (?:your|the) (?:system|records?|books|file|database|computer)(?: yet)?\b",
     r"\b(?:have|had) (?:never|not) been (?:a )?(?:patient|client) (?:of yours|with you|there|here)\b",
     r"\bfirst time (?:calling|ringing|booking|coming in|visiting)\b",
-    # "it's my first time", "this will be my first visit": the visit being arranged is the caller's first, so they
+    # "it's my first time", "this will be my very first": the visit being arranged is the caller's first, so they
     # are new; not a first time at something else ("my first time with this knee", "since", "back"), nor an
-    # appointment already held ("my first appointment is on Tuesday")
+    # appointment already held ("my first one is on Tuesday")
     r"\b(?:it|this|that) (?:is|will be|would be|is going to be) (?:my|our) (?:very )?first (?:ever )?"
     r"(?:time|visit|appointment|consultation)\b" + _NOT_A_FIRST_VISIT,
     r"\b(?:book|make|arrange|have) (?:my|our) (?:very )?first (?:ever )?(?:visit|appointment|consultation)\b"

@@ -202,9 +202,9 @@ _NAME_WORD_AFTER = regex.compile(r"^ (\p{Lu}[\w'\-]*)(?![\w'])")
 
 
 def _between_name_words(text: str, m: Any, scene: Any) -> bool:
-    """Between two words written as names, with no pause on either side ("Van and Nguyen"): a short syllable
+    """Between two words written as names, with no pause on either side ("Roe and Doe"): a short syllable
     of a name ("An", "Ann") is written as the word it sounds like, where a caller giving their name would
-    not join two names with "and". Not before a name only ever given ("Tom and Jerry" is two people)."""
+    not join two names with "and". Not before a name only ever given ("Doe and Jerry" is two people)."""
     from .name_list import only_a_given_name   # the name lists load on first use, not when questions are read
 
     before, after = _NAME_WORD_BEFORE.search(text[:m.start()]), _NAME_WORD_AFTER.match(text[m.end():])
