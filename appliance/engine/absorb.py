@@ -310,7 +310,9 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
     if utt.slot_pick is not None and ctx.offered and (question.wants("slot") or question.read_back):
         if 0 <= utt.slot_pick < len(ctx.offered):
             slot = ctx.offered[utt.slot_pick]
-            if slot != ctx.picked:
+            # at a read-back only another slot is news; asked to pick, the slot a "no" turned down counts again
+            # (the caller meant it after all, or the "no" was misheard)
+            if slot != ctx.picked or question.wants("slot"):
                 ctx.picked = slot
                 given.add("slot")
             return  # "the second one, on Friday": the day describes the pick, it is not a new search
