@@ -398,3 +398,21 @@ def test_a_year_of_birth_a_living_person_can_have_is_kept(heard, born):
 ])
 def test_a_year_said_as_its_century_then_its_decade_with_an_ordinal_ending(heard, born):
     assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("4 May 24, 1944", date(1944, 5, 24)),       # "born" written as the number it sounds like
+    ("4 June 3rd, 1980", date(1980, 6, 3)),
+    ("Four, March 12th 90", date(1990, 3, 12)),
+    ("4 December 19th 62", date(1962, 12, 19)),
+])
+def test_born_written_four_before_a_date_said_month_first(heard, born):
+    assert hear(heard, "dob", region="US").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("4 May 1924", date(1924, 5, 4)),             # no day after the month: the 4 is the day
+    ("the 4th of May 1990", date(1990, 5, 4)),
+])
+def test_a_day_before_a_month_with_no_day_after_it_stays_the_day(heard, born):
+    assert hear(heard, "dob", region="US").dob == born
