@@ -543,21 +543,26 @@ def find_name(
     return None
 
 
+# how many common words a given name the transcriber did not know may be written as ("Olivia": "all of you")
+_ORDINARY_WORDS_FOR_A_GIVEN_NAME = 3
 _NOT_THE_NAME = frozenset({"not", "no", "never", "without", "instead", "rather", "nor", "than"})
 
 
 def _surname_after_an_ordinary_word(ct: CallerText, at: int, blocked: frozenset[str]) -> PersonName | None:
-    """The surname alone, where the full name was asked for and the answer is an ordinary word then one clear
-    name word that ends it ("it's been Doe", "it's just Doe"): speech-to-text writes a given name it
-    does not know as a common word, and the surname it heard is kept (the given name is asked for on its own)."""
+    """The surname alone, where the full name was asked for and the answer is one to three ordinary words then
+    one clear name word that ends it ("it's been Doe", "it's just Doe", "it's all of you Doe"): speech-to-text
+    writes a given name it does not know as common words, and the surname it heard is kept (the given name is
+    asked for on its own)."""
     tokens = ct.tokens
-    nxt = at + 1
-    if nxt >= len(tokens) or nxt in ct.clause_starts or at in ct.clause_starts and at > 0:
+    if at >= len(tokens) or at in ct.clause_starts and at > 0:
         return None
-    if _name_like(tokens[at], blocked) or tokens[at] not in STOP_WORDS or len(tokens[at]) < 2 \
-            or tokens[at] in _NOT_THE_NAME:   # "it's not Doe": the name denied, never given
-        return None
-    if not _name_like(tokens[nxt], blocked):
+    nxt = at
+    while nxt < len(tokens) and nxt - at < _ORDINARY_WORDS_FOR_A_GIVEN_NAME and not _name_like(tokens[nxt], blocked):
+        if tokens[nxt] not in STOP_WORDS or len(tokens[nxt]) < 2 or tokens[nxt] in _NOT_THE_NAME \
+                or (nxt > at and nxt in ct.clause_starts):   # "it's not Doe": the name denied, never given
+            return None
+        nxt += 1
+    if nxt == at or nxt >= len(tokens) or nxt in ct.clause_starts or not _name_like(tokens[nxt], blocked):
         return None
     end = nxt + 1
     while end < len(tokens) and tokens[end] in _TRAILING_POLITE and end not in ct.clause_starts:

@@ -487,6 +487,9 @@ def test_a_name_people_have_that_repeats_itself_is_spelled_whole(name) -> None:
     ("It's been Taylor.", "Taylor"),
     ("it's just Okafor, thanks", "Okafor"),
     ("this is about Nguyen", "Nguyen"),
+    ("Yeah, it's all of you Smith.", "Smith"),   # a given name written as several ordinary words
+    ("it's on the Roe", "Roe"),
+    ("it's all of us Patel", "Patel"),
 ])
 def test_a_surname_after_an_ordinary_word_is_kept_when_the_full_name_is_asked(said, surname):
     assert hear(said, "full_name").name == PersonName(first=None, last=surname)
@@ -497,6 +500,9 @@ def test_a_surname_after_an_ordinary_word_is_kept_when_the_full_name_is_asked(sa
     ("it is about time", "full_name"),      # no name word
     ("it's too late", "full_name"),
     ("It's been Taylor.", "intent"),        # no name asked
+    ("it's for my son, Taylor", "full_name"),   # a pause: a name said apart, not the end of the answer
+    ("it's not for me Taylor", "full_name"),
+    ("it's about the booking for Taylor", "full_name"),   # more ordinary words than a given name is written as
 ])
 def test_no_surname_is_taken_from_an_ordinary_word_and_a_word_that_is_no_name(said, waiting_for):
     name = hear(said, waiting_for).name
