@@ -543,7 +543,8 @@ def find_name(
     return None
 
 
-# how many common words a given name the transcriber did not know may be written as (a three-syllable given name as "all of you")
+# how many common words a given name the transcriber did not know may be written as (three syllables as
+# "all of you")
 _ORDINARY_WORDS_FOR_A_GIVEN_NAME = 3
 _NOT_THE_NAME = frozenset({"not", "no", "never", "without", "instead", "rather", "nor", "than"})
 
