@@ -607,7 +607,7 @@ class Engine:
             outcome=self._outcome() if ctx.ended else None,
             end_action=ctx.end_action if ctx.ended else None,
             transfer_to=ctx.transfer_number if ctx.ended and ctx.end_action == "transfer" else None,
-            seq=self.seq,
+            seq=self.seq, confirms=None if ctx.ended else state.confirms,
         )
 
     def _transition(self, from_state: str, to_state: str, trigger: Trigger | None) -> None:

@@ -100,6 +100,8 @@ class TurnResult:
     # what the next answer is likely to be, where the answers are few and known: each option's phrases
     # (engine/expected_answers.py)
     expected: tuple[tuple[str, ...], ...] = ()
+    # what the question just asked reads back for a yes or no (its state's `confirms`: "identity", "book", ...)
+    confirms: str | None = None
 
     @property
     def hangup(self) -> bool:

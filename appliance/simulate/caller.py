@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
+
+from ..domain import fold_name
 
 from .scenario import Caller, Scenario
 
@@ -10,6 +13,17 @@ from .scenario import Caller, Scenario
 # no answer name for: a person knows, so the simulated one answers from what the scenario says of them
 NEW_PATIENT_SAYS = "No, I haven't, I'm new."
 RETURNING_PATIENT_SAYS = "Yes, I have."
+
+
+IS_THE_CALLER_SAYS = "Yes, that's me."
+IS_NOT_THE_CALLER_SAYS = "No, that's not me."
+
+
+def _caller_names(scenario: Scenario) -> tuple[str, ...]:
+    """The full names of the patients on file the scenario expects the call to act for: who the caller is."""
+    wanted = {row.patient for row in scenario.expect.appointments or ()}
+    return tuple(f"{p.get('first_name', '')} {p.get('last_name', '')}".strip()
+                 for p in scenario.clinic.get("patients") or () if isinstance(p, dict) and p.get("id") in wanted)
 
 
 def implied_answers(scenario: Scenario) -> dict[str, str]:
@@ -25,9 +39,10 @@ def implied_answers(scenario: Scenario) -> dict[str, str]:
 
 
 class SimulatedCaller:
-    def __init__(self, script: Caller, implied: dict[str, str] | None = None):
+    def __init__(self, script: Caller, implied: dict[str, str] | None = None, who: tuple[str, ...] = ()):
         self.script = script
         self.implied = implied or {}
+        self.who = who   # the names of the patients on file the caller is (empty: unknown, or a new patient)
         self.turns = 0
         self._opened = False
         self._asked: Counter[str] = Counter()
@@ -35,11 +50,21 @@ class SimulatedCaller:
 
     @classmethod
     def of(cls, scenario: Scenario) -> "SimulatedCaller":
-        return cls(scenario.caller, implied_answers(scenario))
+        return cls(scenario.caller, implied_answers(scenario), _caller_names(scenario))
 
     @property
     def done(self) -> bool:
         return self.turns >= self.script.max_turns
+
+    def answer(self, turn: Any) -> str:
+        """What the caller says to an agent turn (a TurnResult): an identity check ("am I speaking with ...?"),
+        which the scenario format answers as any read-back, is answered as a person would, by whether the name
+        asked about is theirs; the script's `confirm` answers are kept for the read-backs they were written for."""
+        if getattr(turn, "confirms", None) == "identity" and self.who and self._opened:
+            self.turns += 1
+            heard = fold_name(turn.reply)
+            return IS_THE_CALLER_SAYS if any(fold_name(name) in heard for name in self.who) else IS_NOT_THE_CALLER_SAYS
+        return self.next_line(turn.waiting_for)
 
     def next_line(self, waiting_for: str) -> str:
         """What the caller says now, given what the agent just asked for."""

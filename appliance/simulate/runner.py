@@ -159,7 +159,7 @@ def play_scenario(scenario: Scenario, clinic: Any, flow: Flow, *, player: Player
     results = [engine.start(CallInfo(caller_id=scenario.caller_id))]
     lines = [""]
     while not results[-1].ended and not caller.done:
-        line = caller.next_line(results[-1].waiting_for)
+        line = caller.answer(results[-1])
         lines.append(line)
         results.append(player(engine, line))
     ended_by_engine = results[-1].ended

@@ -214,7 +214,7 @@ def caller_move(caller: SimulatedCaller, timing: TurnTiming) -> CallerMove | Non
         return None  # cut off by the caller: the caller is already talking
     if caller.done:
         return CallerMove(hang_up=True)
-    return CallerMove(say=caller.next_line(result.waiting_for))
+    return CallerMove(say=caller.answer(result))
 
 
 def judge_spoken(path: str | Path, scenario: Scenario, clinic: Any, flow: Flow, store: Any, recorder: Any,

@@ -144,7 +144,7 @@ def _drive_to_read_back(engine, script) -> TurnResult:
     result = engine.start(CallInfo(caller_id=script.caller_id))
     caller = SimulatedCaller.of(script)
     while result.waiting_for != "confirm":
-        result = engine.turn(caller.next_line(result.waiting_for))
+        result = engine.turn(caller.answer(result))
     engine.greeting = result
     return result
 
