@@ -100,8 +100,12 @@ def test_a_new_patient_s_name_is_read_back_and_stored_as_given(flow, store, cloc
     ("Aroha Ngata", "17 January 2010", None),          # 2001: "oh one" is no "-teen" or "-ty" number
     ("José García", "14 March 2018", None),            # the day and month must still be the record's
     ("Søren Ødegaard", "9 September 1996", None),      # "sixty-eight" is no twin of "ninety-six"
+    ("José García", "4 February 1980", "p-jose"),      # "fourteenth" heard with its "teen" lost
+    ("José García", "the 4th of February 18", None),   # one part misheard, not the day and the year both
+    ("José García", "5 February 1980", None),          # "fifth" is no twin of "fourteenth"
+    ("Zoë Müller", "13 June 1991", "p-zoe"),           # "thirtieth" heard as "thirteenth"
 ])
-def test_a_year_heard_as_its_teen_or_ty_twin_finds_the_record_by_the_whole_name(
+def test_a_year_or_day_heard_as_its_teen_twin_finds_the_record_by_the_whole_name(
         flow, clinic_store, clock, name, dob, found):
     engine = call(flow, clinic_store, clock)
     engine.turn("I'd like to cancel my appointment")

@@ -68,8 +68,9 @@ class GetPatientDetails(Tool):
             if len(fits) == 1:
                 scored.append((0, fits[0]))
         if not scored and first_name:
-            # A year heard as its "-teen" / "-ty" twin ("2017" for "seventy"): the record of that other year,
-            # only where both names were heard as on file, not merely alike.
+            # A year heard as its "-teen" / "-ty" twin ("2017" for "seventy"), or a day as its "-teenth" twin
+            # ("8" for "eighteenth"): the record of that other date, only where both names were heard as on
+            # file, not merely alike.
             scored.extend((0, p) for twin in sound_alike_dates(dob, env.now().date())
                           for p in store.patients_born_on(twin)
                           if min(name_score(p.last_name, last_name),
@@ -83,7 +84,7 @@ class GetPatientDetails(Tool):
             return {"by": "name_dob", "status": "matched", "patient_id": patient.id}
         if store.patients_named(first_name, last_name):
             return {"by": "name_dob", "status": "dob_mismatch", "patient_id": None}
-        # A year heard as its "-teen" / "-ty" twin, the names bent too: the one patient born on the twin day
+        # A year or day heard as its "-teen" twin, the names bent too: the one patient born on the twin day
         # whose surname was heard is a candidate, put to the caller (asking the date again hears the same year)
         twins = [p for twin in sound_alike_dates(dob, env.now().date()) for p in store.patients_born_on(twin)
                  if p.id not in not_again]
