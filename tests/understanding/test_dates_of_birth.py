@@ -416,3 +416,25 @@ def test_born_written_four_before_a_date_said_month_first(heard, born):
 ])
 def test_a_day_before_a_month_with_no_day_after_it_stays_the_day(heard, born):
     assert hear(heard, "dob", region="US").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("16th flash 0, 4th flash 0, 4.", date(2004, 4, 16)),    # a year said digit by digit, written apart
+    ("16 flashes 0, 4 flashes 0, 4.", date(2004, 4, 16)),    # a slash written "flashes"
+    ("3rd slash 0 9 slash 8 5", date(1985, 9, 3)),
+])
+def test_a_date_said_with_slashes_and_its_year_digit_by_digit(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("27-07-07-07", date(2007, 7, 27)),          # the month written three times: the last group is the year
+    ("31st-7st-7st-1958", date(1958, 7, 31)),
+    ("14 06 06 06 1971", date(1971, 6, 14)),
+])
+def test_a_part_of_a_date_a_looping_decoder_wrote_again_is_one_part(heard, born):
+    assert hear(heard, "dob").dob == born
+
+
+def test_a_date_whose_three_parts_are_alike_is_read_as_said():
+    assert hear("03-03-03", "dob").dob == date(2003, 3, 3)
