@@ -19,6 +19,7 @@ from ..domain import ANYONE, TimeWindow, fold_name
 from ..understanding import Question, Utterance
 from ..understanding.name_corrections import apply_letter_edit, letter_edit_done
 from ..understanding.common_words import NAME_WORDS, STOP_WORDS
+from ..understanding.name_list import is_listed_name
 from ..understanding.names import title_case
 from .tools.name_matching import sounds_like
 from .context import CallContext
@@ -142,6 +143,14 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         now = getattr(ctx, part)
         if now and value != now and not correcting and fold_name(value) == ctx.corrected.get(part):
             # an older form of a name the caller corrected ("Smith" again, after "Smyth, not Smith")
+            ctx.given.add(part)
+            continue
+        if (now and value != now and not (utt.spelled or utt.letter_edits or utt.name_replacements)
+                and sounds_like(value, now)
+                and all(is_listed_name(w) for w in now.split()) and not all(is_listed_name(w) for w in value.split())):
+            # the part said again sounds as held, but as now heard is no name people have, where the held one is:
+            # the held one was heard better ("Doe" said again, written "Doh"); a spelling or a letter named
+            # ("with an E on the end") says how it is written, and is kept
             ctx.given.add(part)
             continue
         if now and value != now and (correcting or part in ctx.corrected):

@@ -106,6 +106,21 @@ def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, corre
     assert (engine.ctx.first_name, engine.ctx.last_name) == stored
 
 
+@pytest.mark.parametrize(("correction", "stored"), [
+    ("sorry, I said that wrong, it's Jon Smithe", ("Jon", "Smith")),     # said again, heard worse: kept
+    ("no, it's Jon Smitt", ("Jon", "Smith")),
+    ("sorry, it's John Smith", ("John", "Smith")),                       # a name people have: taken
+    ("no, it's Smith with an E on the end", ("Jon", "Smithe")),          # a letter named: as the caller says
+])
+def test_a_name_said_again_that_sounds_as_held_but_is_no_name_people_have_keeps_the_held_one(
+        call, correction, stored):
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    assert engine.turn(correction).waiting_for == "confirm"
+    assert (engine.ctx.first_name, engine.ctx.last_name) == stored
+
+
 @pytest.mark.parametrize(("correction", "surname"), [
     ("oh, my surname is actually Phạm, P H A M", "Phạm"),
     ("no, it's Nguyễn, N G U Y E N", "Nguyễn"),
