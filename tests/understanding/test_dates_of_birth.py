@@ -438,3 +438,13 @@ def test_a_part_of_a_date_a_looping_decoder_wrote_again_is_one_part(heard, born)
 
 def test_a_date_whose_three_parts_are_alike_is_read_as_said():
     assert hear("03-03-03", "dob").dob == date(2003, 3, 3)
+
+
+@pytest.mark.parametrize(("heard", "born"), [
+    ("30th October 0-0.", date(2000, 10, 30)),    # "oh zero": the year's two digits written apart
+    ("30th October 0 5", date(2005, 10, 30)),
+    ("the 3rd of May 0-1", date(2001, 5, 3)),
+    ("the 3rd of the 5th 0-0", date(2000, 5, 3)),
+])
+def test_a_two_digit_year_said_digit_by_digit_after_the_day_and_month(heard, born):
+    assert hear(heard, "dob").dob == born

@@ -133,6 +133,19 @@ def test_a_two_note_yes_written_as_a_word_is_a_yes_as_the_whole_answer(written, 
     assert intent_names(hear(written, question)) == ["yes"]
 
 
+@pytest.mark.parametrize(("written", "meaning"), [
+    ("M-no", "no"), ("M-no.", "no"), ("M-nope.", "no"), ("Mm-nah", "no"),   # a hum before a no, as one letter
+    ("M-hm", "yes"), ("M-hm.", "yes"), ("M-hmm", "yes"),                     # a two-note yes, its first note a letter
+])
+@pytest.mark.parametrize("question", ["confirm", "been_before"])
+def test_a_hum_written_as_one_letter_joined_to_the_answer(written, meaning, question) -> None:
+    assert intent_names(hear(written, question)) == [meaning]
+
+
+def test_a_lone_letter_m_is_no_answer() -> None:
+    assert intent_names(hear("M", "confirm")) == []
+
+
 @pytest.mark.parametrize("written", ["Aha", "Aha.", "A-ha.", "Ah ha", "Ah-ha.", "Ah, ha."])
 @pytest.mark.parametrize("question", ["confirm", "been_before"])
 def test_a_two_note_uh_huh_written_aha_is_a_yes_as_the_whole_answer(written, question) -> None:
