@@ -14,10 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .common_words import NAME_WORDS, STOP_WORDS
+from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .normalise import CallerText
 
-_NAME = r"([^\W\d_](?:[^\W\d_]|')+)"
+
+# a name, maybe after the particles names start with ("Ó Ceallaigh", "van Dijk", "de la Cruz"): the particles
+# and the name are one name, however short a particle
+_PARTICLE = "(?:" + "|".join(sorted(map(re.escape, NAME_PARTICLES), key=len, reverse=True)) + r")\b"
+_NAME = r"((?:" + _PARTICLE + r" )*(?!" + _PARTICLE + r")[^\W\d_](?:[^\W\d_]|')+)"
 _REPLACEMENTS = (
     # "it's Doe, not Roe", "Smyth not Smith", "should be Doe not Roe"
     re.compile(r"(?:\b(?:it is|it should be|should be|make it|it is actually|i said|i meant) )?\b" + _NAME +
@@ -67,11 +71,18 @@ def name_replacements(ct: CallerText) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     for k, pattern in enumerate(_REPLACEMENTS):
         for m in pattern.finditer(text):
-            first, second = _double_barrelled(ct, m.start(1)), _double_barrelled(ct, m.start(2))
+            first, second = _said_name(ct, m, 1), _said_name(ct, m, 2)
             new, old = (first, second) if _NEW_FIRST[k] else (second, first)
             if _name_word(new) and _name_word(old) and new != old:
                 found.append((old, new))
     return tuple(dict.fromkeys(found))
+
+
+def _said_name(ct: CallerText, m: re.Match, group: int) -> str:
+    """The name a pattern's group took, whole: its particle ("ó") and the name after it, or a hyphenated name."""
+    particle, _, _ = m.group(group).rpartition(" ")
+    last_word_at = m.start(group) + (len(particle) + 1 if particle else 0)
+    return f"{particle} {_double_barrelled(ct, last_word_at)}" if particle else _double_barrelled(ct, last_word_at)
 
 
 def _double_barrelled(ct: CallerText, char_at: int) -> str:
@@ -118,7 +129,8 @@ def _ends_clause(ct: CallerText, char_end: int) -> bool:
 
 
 def _name_word(word: str) -> bool:
-    return len(word) >= 2 and (word not in STOP_WORDS or word in NAME_WORDS)
+    last = word.rpartition(" ")[2]   # a particle's name: the name after it ("ó ceallaigh")
+    return len(last) >= 2 and (last not in STOP_WORDS or last in NAME_WORDS)
 
 
 # letters (or pairs) that a letter said "with a ..." may stand in for, by sound

@@ -390,6 +390,16 @@ def test_a_hyphenated_name_in_a_correction_is_replaced_or_given_whole(text, repl
     assert hear(text, "confirm").name_replacements == (replaced,)
 
 
+@pytest.mark.parametrize(("text", "replaced"), [
+    ("sorry, García is my old name, it's Ó Ceallaigh now", ("garcía", "ó ceallaigh")),   # a one-letter particle
+    ("it's van Dijk, not Smith", ("smith", "van dijk")),
+    ("not Smith, it's de la Cruz", ("smith", "de la cruz")),                            # two particles
+    ("it's Smith, not van der Berg", ("van der berg", "smith")),
+])
+def test_a_name_that_starts_with_particles_in_a_correction_is_replaced_or_given_whole(text, replaced):
+    assert hear(text, "confirm").name_replacements == (replaced,)
+
+
 @pytest.mark.parametrize(("text", "first", "last"), [
     ("sorry, I meant Lê, L E", "Lê", None),
     ("oh I meant Jon Smyth", "Jon", "Smyth"),
