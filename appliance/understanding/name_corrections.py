@@ -21,7 +21,7 @@ from .normalise import CallerText
 # a name, maybe after the particles names start with ("Ó Ceallaigh", "van Dijk", "de la Cruz"): the particles
 # and the name are one name, however short a particle
 _PARTICLE = "(?:" + "|".join(sorted(map(re.escape, NAME_PARTICLES), key=len, reverse=True)) + r")\b"
-_NAME = r"((?:" + _PARTICLE + r" )*(?!" + _PARTICLE + r")[^\W\d_](?:[^\W\d_]|')+)"
+_NAME = r"((?:" + _PARTICLE + r" )*(?!" + _PARTICLE + r" )[^\W\d_](?:[^\W\d_]|')+)"
 _REPLACEMENTS = (
     # "it's Doe, not Roe", "Smyth not Smith", "should be Doe not Roe"
     re.compile(r"(?:\b(?:it is|it should be|should be|make it|it is actually|i said|i meant) )?\b" + _NAME +

@@ -395,6 +395,7 @@ def test_a_hyphenated_name_in_a_correction_is_replaced_or_given_whole(text, repl
     ("it's van Dijk, not Smith", ("smith", "van dijk")),
     ("not Smith, it's de la Cruz", ("smith", "de la cruz")),                            # two particles
     ("it's Smith, not van der Berg", ("van der berg", "smith")),
+    ("no wait, it's Gupta, not O'Brien", ("o'brien", "gupta")),                          # O' is no particle
 ])
 def test_a_name_that_starts_with_particles_in_a_correction_is_replaced_or_given_whole(text, replaced):
     assert hear(text, "confirm").name_replacements == (replaced,)
