@@ -17,30 +17,52 @@ service, window and location), subject to what the question expects:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from .appointment_references import covered, reference_spans
 from .booking_picks import mentions_every_booking, pick_bookings
 from .calendar_phrases import find_days, may_name_days
 from .clock_times import find_times
-from .catalog_match import catalog_index, find_catalog
+from .catalog_match import CatalogFindings, CatalogMention, catalog_index, find_catalog
 from .choice_constraints import read_constraints
 from .dates_of_birth import DOB_MARKER, find_dob_span
 from .extractors import run_extractors
 from .intents import detect_intents
 from .name_corrections import letter_edits, name_replacements
 from .names import find_name, find_spelled, spelled_once
-from .normalise import normalise
+from .normalise import CallerText, normalise
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
 from .refused_days import refused_days
 from .slot_picks import pick_slot
 from .time_windows import find_window
-from .utterance import ListenContext, Utterance
+from .utterance import ListenContext, PersonName, Utterance
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
 _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
+
+
+def _without_practitioners_in_the_name(findings: CatalogFindings, ct: CallerText, name: PersonName | None,
+                                       replacements: tuple[tuple[str, str], ...]) -> CatalogFindings:
+    """The findings less a practitioner named by words of the caller's own name as said ("it's Sione Doe", where a
+    practitioner is called Sione): a name given is about who is calling, not whom they would see."""
+    said = [" ".join(filter(None, (name.first, name.last)))] if name else []
+    said += [new for _, new in replacements]
+    runs = [normalise(words).tokens for words in said if words]
+    if not runs or not any(m.kind == "practitioner" for m in findings.mentions):
+        return findings
+
+    def inside(m: CatalogMention) -> bool:
+        for run in runs:
+            for at in range(len(ct.tokens) - len(run) + 1):
+                if tuple(ct.tokens[at:at + len(run)]) == tuple(run) and at <= m.start and m.end <= at + len(run):
+                    return True
+        return False
+
+    kept = tuple(m for m in findings.mentions if not (m.kind == "practitioner" and inside(m)))
+    return findings if len(kept) == len(findings.mentions) else replace(findings, mentions=kept)
 
 
 def understand(text: str, context: ListenContext) -> Utterance:
@@ -64,6 +86,11 @@ def understand(text: str, context: ListenContext) -> Utterance:
     name_asked = question.name_part is not None
     spelled_runs = spelled_once(find_spelled(ct, name_asked), ct, question.name_part, correcting)
     name = find_name(ct, question.name_part, spelled_runs, catalog_index(context.catalog).place_and_service_words)
+    replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()
+    # a name corrected is the caller's own where a personal detail is asked, read back or corrected; elsewhere
+    # "not Raj, Anna" corrects whom they would see
+    own_name_replaced = question.personal or question.read_back or correcting
+    findings = _without_practitioners_in_the_name(findings, ct, name, replacements if own_name_replaced else ())
     # letters count as a spelling where a name is in play: asked for, said, or being corrected
     spelled = None
     if spelled_runs and (name_asked or name is not None or question.read_back or names & {"correction", "no"}):
@@ -72,7 +99,6 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # a name corrected without being said again in full: "it's Doe, not Roe", "with a Y", "two Ls"
     # (the engine applies one only where its old name or letter is in the name it holds)
     name_in_play = name_asked or question.read_back or correcting or "no" in names or name is not None
-    replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()
     edits = letter_edits(ct) if name_in_play else ()
 
     # date of birth

@@ -67,6 +67,19 @@ def test_practitioners(text: str, waiting_for: str, practitioner: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "waiting_for"), [
+    ("Hi, this is Anna Ngata, I'd like to book", "intent"),     # a practitioner's given name as the caller's own
+    ("sorry, I said that wrong, it's Anna Ngata", "dob"),
+    ("no wait, it's Anna Ngata, not Anna Doe", "dob"),
+])
+def test_a_practitioners_name_inside_the_callers_own_name_is_no_practitioner(text, waiting_for) -> None:
+    assert hear(text, waiting_for).practitioner_id is None
+
+
+def test_a_practitioner_named_apart_from_the_callers_own_name_still_is_one() -> None:
+    assert hear("Hi, this is Anna Ngata, I'd like to book with Anna", "intent").practitioner_id == "lee"
+
+
+@pytest.mark.parametrize(("text", "waiting_for"), [
     ("anyone", "practitioner"), ("whoever", "practitioner"), ("no preference", "practitioner"),
     ("I don't mind", "practitioner"), ("anyone is fine", "practitioner"), ("doesn't matter", "practitioner"),
     ("whoever is available", "intent"), ("I'm happy to see anyone", "intent"), ("any physio is fine", "intent"),
