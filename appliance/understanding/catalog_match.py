@@ -68,6 +68,18 @@ class CatalogIndex:
     prefix_words: dict[str, tuple[str, str]]   # catalog word -> (kind, id), unique words only
     fuzzy_heads: frozenset[str]                # first two letters of each fuzzy phrase
     place_and_service_words: frozenset[str]    # never part of a caller's name
+    place_and_service_phrases: tuple[tuple[str, ...], ...] = ()   # each name and alias, as words
+
+    def place_and_service_words_said(self, tokens: tuple[str, ...]) -> frozenset[str]:
+        """The words of the clinic's service and place names said whole in `tokens` ("Doe Green"), and of those
+        of one word: where a name is asked, a surname that is one word of a site's name ("Green") is a name."""
+        tokens = tuple(c for tok in tokens if tok != "'s" for c in canonical(tok))
+        said: set[str] = set()
+        for phrase in self.place_and_service_phrases:
+            n = len(phrase)
+            if n == 1 or any(tokens[k:k + n] == phrase for k in range(len(tokens) - n + 1)):
+                said.update(phrase)
+        return frozenset(said)
     word_memo: dict = field(default_factory=dict, compare=False, repr=False)  # caller word -> `_roles`
     plain_words: set = field(default_factory=set, compare=False, repr=False)  # caller words with no role
 
@@ -174,12 +186,13 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                     word_owners.setdefault(t, set()).add((ph.kind, ph.id))
     prefix_words = {w: next(iter(o)) for w, o in word_owners.items() if len(o) == 1}
     place_words: set[str] = set()
-    for s in catalog.services:
-        for text in (s.name, *s.aliases):
-            place_words.update(_canon_tokens(text))
-    for loc in catalog.locations:
-        for text in (loc.name, *loc.aliases):
-            place_words.update(_canon_tokens(text))
+    place_phrases: set[tuple[str, ...]] = set()
+    for text in [t for s in catalog.services for t in (s.name, *s.aliases)] + \
+            [t for loc in catalog.locations for t in (loc.name, *loc.aliases)]:
+        words = _canon_tokens(text)
+        place_words.update(words)
+        if words:
+            place_phrases.add(words)
     return CatalogIndex(
         by_first={k: tuple(v) for k, v in by_first.items()},
         fuzzy_choices=tuple(" ".join(ph.tokens) for ph in fuzzy_phrases),
@@ -187,6 +200,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         prefix_words=prefix_words,
         fuzzy_heads=frozenset(ph.tokens[0][:2] for ph in fuzzy_phrases),
         place_and_service_words=frozenset(place_words),
+        place_and_service_phrases=tuple(sorted(place_phrases)),
     )
 
 

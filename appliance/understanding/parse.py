@@ -85,7 +85,11 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # names and spelling
     name_asked = question.name_part is not None
     spelled_runs = spelled_once(find_spelled(ct, name_asked), ct, question.name_part, correcting)
-    name = find_name(ct, question.name_part, spelled_runs, catalog_index(context.catalog).place_and_service_words)
+    index = catalog_index(context.catalog)
+    # asked for a name, a word of a site's or service's name is one only where that name is said whole
+    blocked = index.place_and_service_words_said(ct.tokens) if name_asked \
+        else index.place_and_service_words
+    name = find_name(ct, question.name_part, spelled_runs, blocked)
     replacements = name_replacements(ct) if " not " in f" {ct.text} " or ct.words & _REPLACING else ()
     # a name corrected is the caller's own where a personal detail is asked, read back or corrected; elsewhere
     # "not Raj, Anna" corrects whom they would see

@@ -518,3 +518,25 @@ def test_a_surname_after_an_ordinary_word_is_kept_when_the_full_name_is_asked(sa
 def test_no_surname_is_taken_from_an_ordinary_word_and_a_word_that_is_no_name(said, waiting_for):
     name = hear(said, waiting_for).name
     assert name is None or name.last is None
+
+
+def _catalog_with_a_park_site():
+    from appliance.domain import Catalog, Location
+
+    from .hearing import CATALOG
+    return Catalog(services=CATALOG.services, practitioners=CATALOG.practitioners,
+                   locations=(*CATALOG.locations, Location("park", "Elm Park", "1 Elm Rd")))
+
+
+@pytest.mark.parametrize(("said", "first", "last"), [
+    ("the name's Wei Park", "Wei", "Park"),    # one word of a site's name of two is a surname where a name is asked
+    ("Sione Park", "Sione", "Park"),
+    ("it's Jane Elm", "Jane", "Elm"),
+])
+def test_a_surname_that_is_one_word_of_a_sites_name_is_a_name_where_the_name_is_asked(said, first, last):
+    assert hear(said, "full_name", catalog=_catalog_with_a_park_site()).name == PersonName(first, last)
+
+
+def test_a_sites_name_said_whole_is_no_name():
+    name = hear("it's Jane, at Elm Park", "full_name", catalog=_catalog_with_a_park_site()).name
+    assert name == PersonName("Jane", None)
