@@ -726,6 +726,16 @@ def test_a_wrong_date_of_birth_with_the_surname_of_a_patient_on_the_callers_numb
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
+@pytest.mark.parametrize("another", ["Michael Johnson", "Wei Johnson", "Olivia Johnson"])
+def test_another_given_name_with_the_surname_of_a_patient_on_the_callers_number_is_someone_else(engine, another):
+    """A family shares a number: a given name heard as another name people have, unlike the record's in letters
+    and sound, is another person, not the patient on file with a bent first name (no date-of-birth retry)."""
+    engine.start(CallInfo(caller_id="+61400000001"))
+    asked = say(engine, "Hi, I'd like to book a follow-up", another, "fourth of March eighty six")
+    assert asked.waiting_for != "dob", asked.reply
+    assert engine.ctx.patient is None
+
+
 def test_a_wrong_date_of_birth_with_a_surname_on_nobody_s_record_is_no_date_of_birth_question(engine):
     engine.start(CallInfo(caller_id="+61400000001"))
     asked = say(engine, "Hi, I'd like to book a follow-up", "Zara Jones", "fourth of March eighty six")

@@ -11,8 +11,9 @@ from ..context import CallContext
 from ..rule_env import RuleEnv
 from .base import Tool, ToolEnv, ToolKind
 from .birth_dates import sound_alike_dates
-from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score, sound_candidate,
-                            surname_heard, surnames_heard, whole_name_said)
+from .name_matching import (NAME_MATCH_THRESHOLD, given_name_score, heard_alike, name_score,
+                            plainly_another_given_name, sound_candidate, surname_heard, surnames_heard,
+                            whole_name_said)
 
 
 class GetPatientDetails(Tool):
@@ -91,7 +92,9 @@ class GetPatientDetails(Tool):
         twin_candidate = surname_heard(twins, (*heard, last_name))
         if twin_candidate is not None:
             return {"by": "name_dob", "status": "not_found", "patient_id": None, "candidate_id": twin_candidate.id}
-        on_number = [p for p in (store.patient(pid) for pid in prefer) if p is not None and p.dob != dob]
+        # (not one whose given name was plainly heard as another: someone else on a number a family shares)
+        on_number = [p for p in (store.patient(pid) for pid in prefer) if p is not None and p.dob != dob
+                     and not plainly_another_given_name(p.first_name, first_name)]
         if surnames_heard(on_number, (*heard, last_name)):
             # a patient on the caller's own number whose surname was heard, born on another day: the date of
             # birth is asked again, as for a name found (the first name is the part speech-to-text bends)

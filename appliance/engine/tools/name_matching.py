@@ -66,6 +66,19 @@ def sounds_like(word: str, name: str) -> bool:
     return jellyfish.metaphone(a) == jellyfish.metaphone(b) or (min(len(a), len(b)) >= 4 and fuzz.ratio(a, b) >= 80)
 
 
+def plainly_another_given_name(on_file: str, heard: str | None) -> bool:
+    """Whether the given name heard is a name people have, and unlike the one on file in letters and in sound
+    ("Wei" for "Min-jun"): another person, not the same name bent by speech-to-text (which writes a given name
+    it does not know as common words or as no name at all)."""
+    from ...understanding.name_list import is_listed_name   # the name lists load on first use
+
+    first_heard = (heard or "").split()[:1]
+    first_on_file = on_file.split()[:1]
+    if not first_heard or not first_on_file or not is_listed_name(first_heard[0]):
+        return False
+    return not sounds_like(first_heard[0], first_on_file[0]) and given_name_score(on_file, heard) < NAME_MATCH_THRESHOLD
+
+
 def heard_alike(on_file: str, heard: str) -> bool:
     return fuzz.ratio(letters(on_file), letters(heard)) >= HEARD_NAME_THRESHOLD
 
