@@ -766,3 +766,20 @@ def test_a_caller_never_found_who_never_said_they_are_new_is_asked_before_a_reco
     said_new.start(CallInfo(caller_id=""))
     say(said_new, "Hi, I'd like to book a follow-up, I'm a new patient", "Mia Wong", "fourth of March eighty five")
     assert said_new.turn("0412 555 019").state == "confirm_new_patient"   # said so: not asked
+
+
+def test_a_caller_who_says_they_are_new_and_shares_a_name_on_file_but_not_its_birthday_is_set_up_as_new(engine):
+    """Two people can share a name: one who says they are new, whose date of birth is not the record's, is
+    another person of that name, set up as new (not asked the date again and then sent to a callback)."""
+    engine.start(CallInfo(caller_id=""))
+    read_back = say(engine, "Hi, I'm a new patient and I'd like to book a follow-up", "Sarah Johnson",
+                    "fourth of March ninety", "0412 555 019")
+    assert read_back.state == "confirm_new_patient" and "born the 4th of March 1990" in read_back.reply
+    engine.turn("yes")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id != "p1"
+
+
+def test_a_caller_who_never_said_they_are_new_with_a_name_on_file_and_another_birthday_is_asked_again(engine):
+    engine.start(CallInfo(caller_id=""))
+    asked = say(engine, "Hi, I'd like to book a follow-up", "Sarah Johnson", "fourth of March ninety")
+    assert asked.state == "ask_dob_again"
