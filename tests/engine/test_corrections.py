@@ -27,6 +27,15 @@ def say(engine, *lines):
     return result
 
 
+def corrected_at_the_read_back(call, said: str, correction: str):
+    """A new patient's call up to the read-back of `said`, corrected there with `correction` (read back again)."""
+    engine = call()
+    say(engine, "I'd like to book a follow-up, I'm a new patient", said, "the 15th of June 1988",
+        "oh four one two, three four five, six seven eight")
+    assert engine.turn(correction).waiting_for == "confirm"
+    return engine
+
+
 def created(result):
     return [t for t in result.tools if t.name == "CreatePatient" and t.ok]
 
@@ -99,10 +108,7 @@ def test_a_new_patient_s_read_back_spells_the_surname_and_what_is_stored_is_what
     ("Anne Smith", "Smith, with an E on the end", ("Anne", "Smithe")),
 ])
 def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, correction, stored):
-    engine = call()
-    say(engine, "I'd like to book a follow-up, I'm a new patient", said, "the 15th of June 1988",
-        "oh four one two, three four five, six seven eight")
-    assert engine.turn(correction).waiting_for == "confirm"
+    engine = corrected_at_the_read_back(call, said, correction)
     assert (engine.ctx.first_name, engine.ctx.last_name) == stored
 
 
@@ -114,10 +120,7 @@ def test_a_name_read_back_is_corrected_by_the_forms_people_use(call, said, corre
 ])
 def test_a_name_said_again_that_sounds_as_held_but_is_no_name_people_have_keeps_the_held_one(
         call, correction, stored):
-    engine = call()
-    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
-        "oh four one two, three four five, six seven eight")
-    assert engine.turn(correction).waiting_for == "confirm"
+    engine = corrected_at_the_read_back(call, "Jon Smith", correction)
     assert (engine.ctx.first_name, engine.ctx.last_name) == stored
 
 
@@ -129,10 +132,7 @@ def test_a_name_said_again_that_sounds_as_held_but_is_no_name_people_have_keeps_
 ])
 def test_a_surname_corrected_at_the_read_back_is_stored_as_said_with_its_accents_and_marks(
         call, correction, surname):
-    engine = call()
-    say(engine, "I'd like to book a follow-up, I'm a new patient", "Jon Smith", "the 15th of June 1988",
-        "oh four one two, three four five, six seven eight")
-    assert engine.turn(correction).waiting_for == "confirm"
+    engine = corrected_at_the_read_back(call, "Jon Smith", correction)
     assert engine.ctx.last_name == surname
     assert created(engine.turn("yes")) and engine.ctx.patient.last_name == surname
 
