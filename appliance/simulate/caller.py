@@ -13,8 +13,7 @@ from .scenario import Caller, Scenario
 # no answer name for: a person knows, so the simulated one answers from what the scenario says of them
 NEW_PATIENT_SAYS = "No, I haven't, I'm new."
 RETURNING_PATIENT_SAYS = "Yes, I have."
-
-
+# ... and asked "am I speaking with ...?", by whether the name is theirs
 IS_THE_CALLER_SAYS = "Yes, that's me."
 IS_NOT_THE_CALLER_SAYS = "No, that's not me."
 
@@ -29,13 +28,9 @@ def _caller_names(scenario: Scenario) -> tuple[str, ...]:
 def implied_answers(scenario: Scenario) -> dict[str, str]:
     """Answers the scenario implies for questions its format has no name for: a caller the scenario expects a
     patient record made for is new; one it books, moves or cancels for a patient on file has been before."""
-    expect = scenario.expect
-    if expect.patients_created:
+    if scenario.expect.patients_created:
         return {"been_before": NEW_PATIENT_SAYS}
-    on_file = {patient.get("id") for patient in scenario.clinic.get("patients") or () if isinstance(patient, dict)}
-    if any(row.patient in on_file for row in expect.appointments or ()):
-        return {"been_before": RETURNING_PATIENT_SAYS}
-    return {}
+    return {"been_before": RETURNING_PATIENT_SAYS} if _caller_names(scenario) else {}
 
 
 class SimulatedCaller:
