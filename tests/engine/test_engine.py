@@ -271,6 +271,24 @@ def test_a_task_on_a_record_whose_name_is_never_heard_right_asks_the_surname_spe
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
 
 
+@pytest.mark.parametrize("task, before_the_spelling", [
+    ("Hi, I'd like to book a follow-up", ["oh four one two, three four five, six seven eight"]),
+    ("I need to cancel my appointment", []),
+    ("I'd like to move my appointment", []),
+])
+def test_a_surname_spelled_after_two_misheard_names_that_is_on_file_under_another_date_asks_the_date_again(
+        engine, task, before_the_spelling):
+    """The name heard wrong twice and a date of birth misspoken: once the spelled surname finds the caller's
+    name on file under another date, the date is asked once more (as where the name was heard right at
+    first), not whether they have been before, and the date said right identifies them."""
+    engine.start(CallInfo(caller_id=""))
+    say(engine, task, "Sarah Jxqvon", "fourth of March ninety five", "Sarah Jaxqvin", *before_the_spelling)
+    asked = engine.turn("J, O, H, N, S, O, N")
+    assert asked.waiting_for == "dob" and engine.ctx.patient is None, (asked.state, asked.reply)
+    engine.turn("sorry, it's the fourth of March eighty five")
+    assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
+
+
 def test_a_spelled_surname_that_finds_nobody_still_ends_in_a_callback_and_is_asked_only_once(engine):
     engine.start(CallInfo(caller_id=""))
     say(engine, "I need to cancel my appointment", "Zed Jxqvon", "fourth of March eighty five", "Zed Jaxqvin")

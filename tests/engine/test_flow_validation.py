@@ -226,7 +226,7 @@ def test_a_bad_yes_rival_names_the_questions_file_and_key(raw, tmp_path):
 def test_an_edge_group_is_put_in_place_where_a_state_includes_it(raw):
     flow = flow_from_mapping(copy.deepcopy(raw), source="test.yaml")
     assert [e.to for e in flow.states["lookup_spelled_surname"].edges] == [
-        "task_router", "callback_next", "confirm_identity", "ask_been_before", "confirm_new_patient"]
+        "task_router", "callback_next", "confirm_identity", "ask_dob_again", "ask_been_before", "confirm_new_patient"]
     assert flow.states["verify_identity"].edges[:2] == flow.states["verify_without_first_name"].edges[:2]
 
 
