@@ -46,6 +46,11 @@ _ANY = re.compile(r"\b(?:" + EITHER_AS_ANY + r"|whichever|which ever|any of (?:t
 # "I can't do Friday either", "that doesn't work either": the other one is no good too
 _NOT_EITHER = re.compile(r"\b(?:not|no good|none of \w+)(?: \w+){0,4} either\b")
 _NONE = re.compile(r"\b(?:neither|none of (?:them|those|these|the)|no not those)\b")
+# "the quarter past", "the half past one" (one: the slot, no hour): a minute with the hour left unsaid
+_MINUTE_ONLY = re.compile(r"\b(quarter past|half past|quarter to)\b(?= one$| one (?:please|thanks|thank you|is|would|"
+                          r"will|suits|works|sounds)\b| please\b| thanks\b| thank you\b| would\b| will\b| suits\b| "
+                          r"works\b| sounds\b| is\b|$)")
+_MINUTES = {"quarter past": 15, "half past": 30, "quarter to": 45}
 _PART_WORDS = {"morning": (time(0), time(12)), "afternoon": (time(12), time(17)), "evening": (time(17), time(23, 59)),
                "arvo": (time(12), time(17))}
 _RANGE_WORDS = frozenset({"after", "before", "from", "until", "till", "by", "past", "later", "earlier", "than"})
@@ -72,12 +77,13 @@ class Constraints:
     none_of_them: bool = False
     lone_number: str | None = None       # "1" said alone: a time if one fits, else that position ("first")
     digits: str = ""                     # a short answer's digits run together: "V831", "8, 31" -> "831"
+    minute: int | None = None            # "the quarter past": the minute past the hour, the hour left unsaid
 
     @property
     def empty(self) -> bool:
         return (self.position is None and self.not_position is None and not self.times and not self.days
                 and self.practitioner_id is None and self.location_id is None and not self.service_ids
-                and self.part is None)
+                and self.part is None and self.minute is None)
 
 
 def _day_of_month(tokens: tuple[str, ...], s: int) -> bool:
@@ -123,8 +129,8 @@ def read_constraints(
             continue  # "2nd, 1" is speech-to-text's "second one"; "second one, 12" is no 1:12
         before = tokens[clock.start - 1] if clock.start > 0 else ""
         after = tokens[clock.end] if clock.end < len(tokens) else ""
-        if before in _RANGE_WORDS or after in _NOT_TIME_AFTER:
-            continue
+        if before in _RANGE_WORDS or after in _NOT_TIME_AFTER or refused_here(ct, clock.start, clock.end):
+            continue   # "ten's a bit tight, quarter past would be better": the time refused is not the one picked
         picked_times.append(clock)
 
     found_days = find_days(tokens, now, region) if days is None else days
@@ -150,6 +156,7 @@ def read_constraints(
     services = tuple(dict.fromkeys(m.id for m in findings.mentions
                                    if m.kind == "service" and not m.negated and ok(m.start, m.end)))
     lone = tokens[0] if len(tokens) == 1 and tokens[0] in _LONE_POSITIONS else None
+    minute_only = next((m for m in _MINUTE_ONLY.finditer(text) if ok(*ct.span(m.start(), m.end()))), None)
     return Constraints(
         lone_number=_LONE_POSITIONS.get(lone) if lone else None,
         digits=said_digits(tokens),
@@ -164,6 +171,7 @@ def read_constraints(
         part=part,
         any_is_fine=_ANY.search(text) is not None and not _NOT_EITHER.search(text),
         none_of_them=_NONE.search(text) is not None,
+        minute=_MINUTES[minute_only.group(1)] if minute_only and not picked_times else None,
     )
 
 
@@ -219,6 +227,8 @@ def filter_by(
     if c.service_ids and not narrow(lambda i: services[i] in c.service_ids):
         return None
     if c.part and not narrow(lambda i: c.part[0] <= starts[i].time() < c.part[1]):
+        return None
+    if c.minute is not None and not narrow(lambda i: starts[i].minute == c.minute):
         return None
     if c.not_position:
         excluded = _apply_position(c.not_position, keep, starts)

@@ -42,6 +42,15 @@ from .utterance import ListenContext, PersonName, Utterance
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
 _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
+# questions a caller may ask about one of the times on offer before choosing
+_ASKS_ABOUT_A_TIME = frozenset({"price", "service_info", "hours", "address"})
+_QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "which", "where", "when", "why", "cost", "costs",
+                             "price", "charge", "fee"})
+
+
+def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
+    """The token spans of the clauses that ask something (a question word in them)."""
+    return [(start, end) for start, end in ct.clause_spans if not _QUESTION_WORDS.isdisjoint(ct.tokens[start:end])]
 
 
 def _without_practitioners_in_the_name(findings: CatalogFindings, ct: CallerText, name: PersonName | None,
@@ -109,9 +118,10 @@ def understand(text: str, context: ListenContext) -> Utterance:
     dob = None
     dob_span: list[tuple[int, int]] = []
     expected_dob = question.wants("dob") or correcting or DOB_MARKER.search_in(ct)
-    if expected_dob or question.read_back:
+    if expected_dob or question.read_back or name_asked:
         found = find_dob_span(ct, today, context.region)
-        # at a read-back, a date only where its year is long past: no booking is in a year gone by
+        # at a read-back, a date only where its year is long past: no booking is in a year gone by; so too a date
+        # said with the name asked for ("it's Jane Doe, fifteenth of July ninety-one")
         if found is not None and (expected_dob or found[0].year < today.year - 1):
             dob, start, end = found
             dob_span = [(start, end)]
@@ -141,7 +151,10 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # slot picks
     slot_pick = None
     if context.offered_slots and not question.personal and not choosing_booking:
-        constraints = read_constraints(ct, context.now, context.region, findings, None, days, times)
+        # a time named inside a question about it ("what's the first one going to cost me?") asks, not picks
+        asking = _question_clauses(ct) if names & _ASKS_ABOUT_A_TIME else ()
+        inside = (lambda s, e: not covered(asking, s, e)) if asking else None
+        constraints = read_constraints(ct, context.now, context.region, findings, inside, days, times)
         slot_pick = pick_slot(constraints, context.offered_slots)
 
     # booking picks

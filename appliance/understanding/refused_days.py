@@ -22,7 +22,11 @@ _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:can not|could not|will not be able to|would not be able to|am not able to|unable to|not able to|"
     r"can not really|do not think i can)(?: \w+){0,2}?(?: do| make| manage| come(?: in)?| get in| attend| be there|"
     r"make it)|\b(?:i am|i will be|we are|i have got|i have) (?:busy|working|at work|away|out|off|not free|not around|"
-    r"not available|work|plans|a meeting|something on)|\bi work|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
+    r"not available|work|plans|a meeting|something on)|\bi work|"
+    # an event the caller has that day: "I've a wedding at the weekend", "I have a match on Saturday"
+    r"\b(?:i|we) (?:have|have got|am going to|are going to|will be at|am at|are at) (?:a|an|my|our|the|this|that)?"
+    r" ?(?:\w+ )?(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
+    r"graduation|concert|conference|hen do|stag do|birthday|surgery|operation)(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
     r"\bother than|\banything but|\bnot on|\bjust not)(?: on| that| this| the)*(?: very)? $")
 # after the day, in its clause: "is no good", "doesn't work", "is out", "I can't"
 _REFUSED_AFTER = re.compile(
@@ -31,7 +35,10 @@ _REFUSED_AFTER = re.compile(
     r"^(?: (?:is|are|will|would|does|do) not| is not going to| are not going to)(?: really)? (?:work|suit|do|be "
     r"possible|be any good|good)\b|"
     r"^(?: i am| i will be| we are)(?: actually)? (?:busy|working|at work|away|not free|not around|not available)\b|"
-    r"^(?: i| we) (?:can not|could not|will not be able to)\b|^(?: i work)\b")
+    r"^(?: i| we) (?:can not|could not|will not be able to)\b|^(?: i work)\b|"
+    # "ten's a bit tight", "seven thirty is too early for me"
+    r"^(?: 's| is| are| would be| will be)? (?:a bit|a little|a wee bit|bit|too|way too|far too|a touch) "
+    r"(?:tight|early|late|soon|close)\b|^(?: 's| is| would be) tight\b")
 _THAT_DAY = re.compile(r"\b(?:that day|that date|those days|the day you said|then)\b")
 
 

@@ -122,6 +122,22 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     return first
 
 
+# what a caller says on changing their mind in the middle of an answer: "Friday... sorry, no, I meant Thursday",
+# "Tuesday, actually make that Wednesday", "Monday, or rather Tuesday", "Thursday, wait, Friday"
+_CHANGE_OF_MIND = re.compile(r"\b(?:i meant|i mean|actually|wait|make (?:that|it)|or rather|scratch that|hang on|"
+                             r"hold on|no sorry|sorry no|no no|oops)\b")
+
+
+def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayMention]:
+    """The days said after the caller last changed their mind, where a day was said before it and another after
+    it: the later day replaces the earlier one (a day said once, with the correction after it, stands)."""
+    for k in range(len(days) - 1, 0, -1):
+        between = " ".join(ct.tokens[days[k - 1].end_index:days[k].start])
+        if days[k].first != days[k - 1].first and _CHANGE_OF_MIND.search(between):
+            return days[k:]
+    return days
+
+
 def _greeting(ct: CallerText, k: int, window_asked: bool) -> bool:
     """ "Good morning", or "Morning, I'd like ...": a greeting, not a time the caller wants ("Morning." alone
     answers when they would like to come). Once a day or time has been asked for, "Afternoon, on Thursday" is
@@ -293,8 +309,11 @@ def find_window(
         return any(s <= start and end <= e for s, e in excluded_spans)
 
     found = find_days(ct.tokens, now, region) if days is None else days
-    wanted = [d for d in found if not excluded(d.start, d.end_index) and not _negated(ct, d.start)
-              and not refused_here(ct, d.start, d.end_index)]
+    said = [d for d in found if not excluded(d.start, d.end_index)]
+    # a day refused anywhere in the answer is not wanted where it was said before ("Tuesday after- wait, not
+    # Tuesday, Wednesday")
+    refused = {d.first for d in said if _negated(ct, d.start) or refused_here(ct, d.start, d.end_index)}
+    wanted = _after_a_change_of_mind(ct, [d for d in said if d.first not in refused])
     day = _combine_days(ct, wanted)
     part, lo, hi = _part_of_day(ct, excluded, question.wants("window"))
     if part is None and day is not None and day.part is not None:

@@ -121,10 +121,13 @@ def test_a_booking_call(waiting_for: str, line: str, expected: dict) -> None:
 # ------------------------------------------------------------ the listening context
 
 def test_identity_questions_keep_their_answers_apart() -> None:
-    # a date said while a name is asked is not a birth date, nor a window
+    # a date long past said with the name asked for is the caller's birth date, never a window; a date to come
+    # is neither
     utterance = hear("Sarah Johnson, fourth of March eighty five", "full_name")
     assert utterance.name == PersonName("Sarah", "Johnson")
-    assert utterance.dob is None and utterance.window is None
+    assert utterance.dob == date(1985, 3, 4) and utterance.window is None
+    later = hear("Sarah Johnson, fourth of March", "full_name")
+    assert later.dob is None and later.window is None
     # a name said while a date of birth is asked is not taken without a marker
     assert hear("Sarah Johnson", "dob").name is None
 

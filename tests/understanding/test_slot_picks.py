@@ -204,3 +204,42 @@ def test_the_hour_eight_written_as_a_capital_a_before_its_minutes_is_eight(heard
 @pytest.mark.parametrize("heard", ["a 15 minute one", "I'll take a 15"])
 def test_the_article_a_before_a_number_is_no_hour(heard) -> None:
     assert hear(heard, "slot_choice", slots=EIGHT_ISH).slot_pick is None
+
+
+@pytest.mark.parametrize("said", [
+    "before I pick, how much is that first session going to set me back?",
+    "sorry, what's the first one gonna cost me?",
+    "how much is the 12 o'clock one?",
+    "what's the price of the second one?",
+])
+def test_a_time_named_inside_a_question_about_it_is_no_pick(said):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick is None
+
+
+@pytest.mark.parametrize("said, pick", [
+    ("I'll take the first one, how much is it?", 0),
+    ("the second one please. how much will that be?", 1),
+    ("the second, and what's the address?", 1),
+])
+def test_a_pick_said_beside_a_question_still_picks(said, pick):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == pick
+
+
+@pytest.mark.parametrize("said", [
+    "erm, twelve's a bit tight, I'm at work till then, the quarter past",
+    "twelve is too early for me, quarter past twelve",
+    "12 is no good, 12:15 please",
+    "the quarter past please",
+    "twelve's a bit tight, quarter past would be better",
+])
+def test_a_time_refused_is_not_the_one_picked_and_a_minute_alone_picks_its_time(said):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 1
+
+
+@pytest.mark.parametrize("said", ["the twelve o'clock", "twelve please, it's a bit tight but fine"])
+def test_a_time_said_plainly_is_still_picked(said):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 0
+
+
+def test_half_past_alone_picks_nothing_where_no_time_offered_is_on_the_half_hour():
+    assert hear("the half past", "slot_choice", slots=SLOTS).slot_pick is None

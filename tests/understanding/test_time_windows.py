@@ -235,3 +235,40 @@ def test_soonest_with_its_ending_written_apart_is_soonest_when_a_time_was_asked(
 @pytest.mark.parametrize("text", ["as soon as I can get in", "soon as you can"])
 def test_as_soon_as_in_a_longer_answer_is_still_soonest(text: str) -> None:
     assert hear(text, "time_preference").window == TimeWindow(label="soonest")
+
+
+@pytest.mark.parametrize("said, label", [
+    ("erm, Friday... sorry, no, I meant Thursday. Thursday afternoon", "Thursday afternoon"),
+    ("could we do Tuesday after- wait, not Tuesday, Wednesday. Wednesday afternoon.", "Wednesday afternoon"),
+    ("have you got Thursday mor- actually no, wait, not Thursday, Friday. Friday morning.", "Friday morning"),
+    ("Tuesday, no sorry, Wednesday", "Wednesday"),
+    ("Monday, or rather Tuesday morning", "Tuesday morning"),
+    ("Thursday, make that Friday", "Friday"),
+    ("Tuesday, hang on, Wednesday", "Wednesday"),
+])
+def test_a_day_taken_back_in_the_same_answer_gives_way_to_the_day_said_after(said, label):
+    window = hear(said, "time_preference").window
+    assert window is not None and window.label == label
+
+
+@pytest.mark.parametrize("said, label", [
+    ("Thursday or Friday, actually", "Thursday or Friday"),
+    ("Friday, actually, if you can", "Friday"),
+    ("Thursday afternoon", "Thursday afternoon"),
+])
+def test_days_said_without_a_change_of_mind_between_them_stand(said, label):
+    assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said", [
+    "I've a wedding at the weekend, would you have anything before?",
+    "I have a match on Saturday",
+    "we're going to a wedding on Friday",
+])
+def test_a_day_the_caller_has_an_event_on_is_not_the_day_wanted(said):
+    window = hear(said, "time_preference").window
+    assert window is None or window.label not in ("the weekend", "Saturday", "Friday")
+
+
+def test_a_day_with_an_event_on_it_leaves_the_day_asked_for():
+    assert hear("I have a match on Saturday, so Friday please", "time_preference").window.label == "Friday"
