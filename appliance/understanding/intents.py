@@ -13,6 +13,7 @@ from functools import lru_cache
 from ..domain import Region
 from .emergencies import find_red_flags
 from .normalise import CallerText
+from .patient_status import patient_status
 from .questions import Question
 from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
 from .task_intents import TASK_RULES
@@ -70,6 +71,7 @@ def detect_intents(
     _from_catalog(ct, question, hits, service_positions, practitioner_positions)
     _lone_zero(ct, question, hits)
     _book_the_one_discussed(ct, question, hits)
+    _a_new_patient_books(ct, question, hits)
     _settle(hits, question)
     return _ordered(hits)
 
@@ -150,6 +152,15 @@ def _lone_zero(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None
         add_hit(hits, "human", "high", 0, EVIDENCE["human"])
 
 
+def _a_new_patient_books(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
+    """Asked what they want, a caller who says only that they are new ("I've never been to you before, I've
+    done my back in") is calling to book: a new patient has nothing else on file to ask about."""
+    if question.open and not _has_task(hits) and not ({"human", "callback"} & hits.keys()) \
+            and patient_status(ct) == "new":
+        add_hit(hits, "book", "medium", 0, EVIDENCE["book"])
+        hits["book"].labels.append("new_patient")
+
+
 def _has_task(hits: dict[str, Hit]) -> bool:
     return any(name in hits for name in _TASK_ORDER)
 
@@ -171,6 +182,10 @@ def _settle(hits: dict[str, Hit], question: Question) -> None:
     # While choosing among offered times, "a later time" is not a reschedule.
     if question.settling_a_booking and weaker_than_high("reschedule"):
         del hits["reschedule"]
+    # a bill, an insurer or a claim talked of while asking to be called back, or in the message itself, is what
+    # the team is to call about, not a question about prices to answer now
+    if weaker_than_high("price") and ("callback" in hits or question.wants("message")):
+        del hits["price"]
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):
         del hits["price"]

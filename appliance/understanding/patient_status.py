@@ -16,7 +16,7 @@ from .signals import WordPattern
 _RETURNING = WordPattern(
     r"\b(?:existing|returning|regular|current) (?:patient|client)\b",
     r"\bnot (?:a )?new (?:patient|client|here)\b",
-    r"\b(?:have|had) been (?:(?:to (?:you|your clinic|the clinic)|in|there|here) )?before\b",
+    r"\b(?:have|had) been (?:(?:to (?:you|your|the|this)(?: \w+)?|in|there|here) )?before\b",
     r"\b(?:i am|i have been) (?:a patient|seeing)\b",
     r"\b(?:i am|i should be|you should have me|you have me) (?:already )?(?:on|in) (?:your|the) (?:system|records?|"
     r"books|file|database|computer)\b",
@@ -29,7 +29,8 @@ _NOT_A_FIRST_VISIT = (r"(?! (?:back|since|in (?:a|ages|years|months|over)|of|for
 _NEW = WordPattern(
     r"\b(?:a |am |brand )new (?:patient|client)\b",
     r"\bnew (?:here|to (?:you|your clinic|the clinic))\b",
-    r"\b(?:have|had) not been (?:(?:to (?:you|your clinic|the clinic|this clinic)|in|there|here) )?before\b",
+    # "to you", "to you lot", "to you guys", "to your practice", "to the surgery"
+    r"\b(?:have|had) not been (?:(?:to (?:you|your|the|this)(?: \w+)?|in|there|here) )?before\b",
     r"\bnever been (?:to (?:you|your|the|this)|in|there|here|before)\b",
     r"\bfirst (?:time|visit|appointment) (?:with you|at your|at the clinic|here|to your|to the clinic|ever)\b",
     r"\bnot (?:been|seen) (?:you|here|there) before\b",

@@ -41,9 +41,18 @@ BOOK = (
          r"gaps))\b",
          r"\b(?:any|your) availability\b|\banything (?:available|free|open)\b",
          r"\bcan i come in\b|\bcould i come in\b|\bcome in (?:today|tomorrow|this|next|on)\b",
+         # not one the caller already has ("I have an appointment coming up")
+         r"(?<!\bi have )(?<!\bwe have )(?<!\bi have got )(?<!\bwe have got )(?<!\bi had )(?<!\bi already have )"
          r"\b(?:an|another) (?:appointment|booking)\b",
          r"\b(?:first|earliest|next) available\b",
          r"\bwhen can (?:i|we) (?:come|get|see)\b",
+         # "I'm due my check-up", "she's overdue for a clean"
+         r"\b(?:i am|we are|he is|she is|they are|i think i am) (?:due|overdue) (?:for )?(?:a|an|my|our|his|her|"
+         r"their)\b",
+         # "I'm calling to get my teeth cleaned", "I need to have my knee looked at"
+         r"\b(?:to|can i|could i|i need to|i want to|i would like to) (?:get|have) (?:my|our|his|her|their) "
+         r"(?:\w+ ){1,2}(?:looked at|checked|checked out|cleaned|seen to|seen|fixed|treated|sorted|examined|"
+         r"assessed|done)\b",
          r"\b(?:if|whether) you (?:have|had|have got|would have) (?:any|anything|a spot|a slot|an opening|room|"
          r"space|availability)\b",
          r"\bany (?:[a-z]+ )?(?:appointments|availability|openings|spots|slots)\b(?! (?:booked|i have|coming up)\b)"),
@@ -109,8 +118,19 @@ QUERY = (
          r"(?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|visit)\b",
          r"\bforgot (?:when|what time|what day) (?:my|our|the)\b",
          r"\b(?:when|what time|what day|what date) (?:is|are) (?:my|our|his|her) next\b",
+         # "when my next physio is", "what time my next clean is"
+         r"\b(?:when|what time|what day|what date) (?:my|our|his|her) next (?:\w+ ){1,2}(?:is|was|will be)\b",
          r"\b(?:when|what time|what day|what date) (?:i am|we are|he is|she is|i have got|i) (?:booked|booked in|"
          r"scheduled|due in|due|coming in|supposed to come in|meant to come in|in next)\b"),
+    # an appointment said, then its day or time forgotten or its reminder lost ("I have an appointment but I forgot
+    # the day", "... I lost the card, can you tell me when it is?"): a question about it, unless a change to it
+    # is asked for too ("... I forgot the day, I need to cancel it")
+    rule("query", "medium",
+         r"\b(?:appointment|booking|booked)\b.*\b(?:forgot|forgotten|lost|misplaced|can not remember|do not "
+         r"remember|can not find|not sure (?:of|about))(?: the| my| what| which)?(?: \w+)? (?:day|date|time|card|"
+         r"reminder|letter|text|email|message|details)\b",
+         r"\b(?:appointment|booking|booked)\b.*\b(?:tell me|check|remind me|let me know|find out|confirm|look up)"
+         r"(?: for me)? (?:when|what time|what day|what date) (?:it is|that is|it was|it will be)\b"),
     # said with a negation and still a question about the booking: "I can't remember when my appointment is",
     # "I don't know what time I'm booked in", "I've forgotten what day my appointment is"
     rule("query", "high",
@@ -203,10 +223,16 @@ HUMAN = (
          r"\b(?:someone|you) (?:called|rang) me\b|\bgot a (?:call|message) from\b"),
 )
 
+# "I'll ring back", "I'll just call back later", "let me call back": the caller will call again, which asks nothing
+_CALLER_WILL = (r"(?<!\bi will )(?<!\bwe will )(?<!\bi will just )(?<!\bi will have to )(?<!\bi will try and )"
+                r"(?<!\bi will try to )(?<!\bi can )(?<!\bi can just )(?<!\bi shall )(?<!\bi am going to )"
+                r"(?<!\bi might )(?<!\bi may )(?<!\bi could )(?<!\blet me )(?<!\bi would better )(?<!\bi need to )"
+                r"(?<!\bi will give you a )(?<!\bi will give them a )")
+
 CALLBACK = (
     rule("callback", "high",
-         r"\b(?:call|ring|phone)(?:s|ed)? (?:me |us |him |her )?back\b",
-         r"\bcall ?back\b",
+         _CALLER_WILL + r"\b(?:call|ring|phone)(?:s|ed)? (?:me |us |him |her )?back\b",
+         _CALLER_WILL + r"\bcall ?back\b",
          r"\b(?:have|get|ask) (?:someone|somebody|them|her|him|the \w+|\w+) (?:to )?(?:call|ring|phone|contact) "
          r"(?:me|us)\b",
          r"\bgive (?:me|us) a (?:call|ring|bell)\b",

@@ -49,3 +49,13 @@ def test_returning(text: str) -> None:
 ])
 def test_neither(text: str) -> None:
     assert hear(text, "full_name").patient_status is None
+
+
+@pytest.mark.parametrize("said, status", [
+    ("I've not been to you lot before", "new"),
+    ("I haven't been to you guys before", "new"),
+    ("I have been to your practice before", "returning"),
+    ("I've been to the surgery before", "returning"),
+])
+def test_been_before_said_of_the_clinic_in_other_words(said, status):
+    assert hear(said).patient_status == status

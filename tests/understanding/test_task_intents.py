@@ -326,3 +326,75 @@ def test_control_before_other_words_is_no_cancellation() -> None:
 ])
 def test_book_in_run_together_is_a_booking(text, waiting_for) -> None:
     assert "book" in intent_names(hear(text, waiting_for))
+
+
+@pytest.mark.parametrize("said", [
+    "Hello. Eh, I have an appointment for the follow-up but I forgot the day. Can you check for me?",
+    "Hi, good morning. So, um, I think I have an appointment coming up but I lost the little card, can you tell "
+    "me when it is?",
+    "I booked something last month but I've lost the text, what time is it?",
+    "I've got an appointment next week but I'm not sure of the time",
+    "Just wondering when my next physio is, I've totally forgotten",
+    "can you tell me what time my next massage is",
+])
+def test_an_appointment_whose_day_was_forgotten_is_asked_about(said):
+    assert intent_names(hear(said))[:1] == ["query"]
+
+
+def test_a_change_asked_for_beside_a_forgotten_day_comes_first():
+    assert intent_names(hear("I had an appointment but I forgot the day, I need to cancel it"))[:1] == ["cancel"]
+
+
+@pytest.mark.parametrize("said", [
+    "I have an appointment tomorrow",
+    "I've got an appointment coming up",
+])
+def test_an_appointment_the_caller_already_has_is_no_booking(said):
+    assert "book" not in intent_names(hear(said))
+
+
+@pytest.mark.parametrize("said", [
+    "Hello, this is Jane Doe, I'm due my check-up, I think",
+    "she's overdue for a follow-up",
+    "Hi, I'm calling to get my teeth cleaned",
+    "I need to have my knee looked at",
+    "could I get my back checked",
+    "Hiya, erm, I've not been to you lot before, I've done my back in and the GP said I should get some physio",
+    "I've never been to you guys before, my shoulder's been playing up",
+])
+def test_a_booking_asked_for_without_the_word_book(said):
+    assert intent_names(hear(said))[:1] == ["book"]
+
+
+@pytest.mark.parametrize("said", [
+    "I've never been to you before, where are you?",
+    "I'm new, can someone call me back?",
+])
+def test_a_new_patient_with_another_task_is_not_taken_to_book(said):
+    assert intent_names(hear(said))[:1] != ["book"]
+
+
+@pytest.mark.parametrize("said", [
+    "no, you're alright, ta. I'll ring back when I've got my rota",
+    "I'll call back later",
+    "I'll just ring back",
+    "let me call back when I know",
+    "we'll call back tomorrow",
+])
+def test_a_caller_who_will_ring_back_themselves_asks_for_no_callback(said):
+    assert "callback" not in intent_names(hear(said, "anything_else"))
+
+
+@pytest.mark.parametrize("said", [
+    "can you ring me back?", "could someone call me back", "I'd like a call back please", "I need a callback",
+])
+def test_a_call_back_asked_for_is_still_one(said):
+    assert "callback" in intent_names(hear(said, "anything_else"))
+
+
+@pytest.mark.parametrize("said, waiting_for", [
+    ("I got a bill about my insurance, can somebody just call me back?", "intent"),
+    ("it's about my insurance claim, they keep asking me for the number", "callback_reason"),
+])
+def test_a_bill_or_claim_to_be_called_about_is_no_price_question(said, waiting_for):
+    assert "price" not in intent_names(hear(said, waiting_for))
