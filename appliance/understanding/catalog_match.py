@@ -12,7 +12,7 @@ practitioner. The index of a catalog is built once and cached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace, dataclass, field
 from functools import lru_cache
 
 from rapidfuzz import fuzz, process
@@ -345,7 +345,36 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
                             and m.end - m.start <= 2)]
 
     mentions.sort(key=lambda m: m.start)
-    return tuple(mentions)
+    return _taken_back(ct, mentions)
+
+
+# between two sites (or practitioners) said, the words that turn from the first to the one wanted: "I saw Doe at
+# <site> but can I do it at <other site>?", "<site>, or actually <other site>", "<site>... rather <other site>"
+_TURNS_TO = frozenset({"but", "instead", "rather", "actually", "prefer", "preferably"})
+_WHERE_BEFORE = frozenset({"was", "were", "saw", "went", "had", "last", "usually", "normally", "used"})
+
+
+def _taken_back(ct: CallerText, mentions: list[CatalogMention]) -> tuple[CatalogMention, ...]:
+    """The mentions, with a site or practitioner said before the caller turned to another of the same kind
+    (`_TURNS_TO` between them, or "instead" after the later one) marked as not wanted. Not where the words after
+    the turn say where the caller was before ("I'd like <site> but I was at <other site> last time"), nor
+    "<one> instead of <other>" (the other is the one not wanted, and is read so where it is said at all)."""
+    out = list(mentions)
+    for later_at, later in enumerate(mentions):
+        if later.kind not in ("location", "practitioner") or later.negated:
+            continue
+        for k, earlier in enumerate(mentions[:later_at]):
+            if earlier.kind != later.kind or earlier.id == later.id or earlier.negated:
+                continue
+            between = ct.tokens[earlier.end:later.start]
+            turns = [at for at, word in enumerate(between, earlier.end) if word in _TURNS_TO]
+            if ct.tokens[later.end:later.end + 1] == ("instead",):
+                turns.append(later.start)
+            if not turns or between[-2:] == ("instead", "of"):
+                continue
+            if _WHERE_BEFORE.isdisjoint(ct.tokens[turns[0]:ct.clause_of(later.start)[1]]):
+                out[k] = replace(out[k], negated=True)
+    return tuple(out)
 
 
 def _mention(ct: CallerText, origin: list[int], kind: str, id_: str, i: int, j: int, how: str) -> CatalogMention:

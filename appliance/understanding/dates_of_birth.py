@@ -53,7 +53,9 @@ def find_dob(ct: CallerText, today: date, region: Region) -> date | None:
 
 
 def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
-    """The date of birth with the token span it was said in."""
+    """The date of birth with the token span it was said in; a date taken back in the same breath gives way to
+    the one said after it ("the 28th of October 65, no, sorry, 64": the year said again replaces the year)."""
+    found = None
     for mention in find_dates(ct.tokens, region, dob=True):
         if mention.month is None or mention.year is None:
             continue
@@ -64,8 +66,46 @@ def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, in
                 continue
         born = date_of_birth(year, mention.month, mention.day, today)
         if born is not None:
-            return born, mention.start, mention.end
-    return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region)
+            if found is None:
+                found = (born, mention.start, mention.end)
+            elif _TAKEN_BACK.search(" ".join(ct.tokens[found[2]:mention.start])):
+                found = (born, found[1], mention.end)   # "the 3rd of May 1980, no wait, the 4th of May 1980"
+    if found is None:
+        return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region)
+    return _year_said_again(ct, found, today)
+
+
+# what takes back the part of a date just said: "no", "sorry", "I mean", "actually", "wait"
+_TAKEN_BACK = re.compile(r"\b(?:no|sorry|i mean|i meant|actually|wait|hang on|hold on|oops|rather|make that|"
+                         r"make it)\b")
+
+
+def _year_said_again(ct: CallerText, found: tuple[date, int, int], today: date) -> tuple[date, int, int]:
+    """`found` with its year replaced by one said after it, past words that take the year back ("..., sixty
+    five. No, no, sixty four, sorry"), where the day and month still make a date of birth with it."""
+    born, start, end = found
+    tokens = ct.tokens
+    k = end
+    said_back = False
+    while k < len(tokens) and (tokens[k] in _BACK_WORDS or _TAKEN_BACK.fullmatch(tokens[k])):
+        said_back = said_back or tokens[k] in ("no", "sorry", "actually", "wait", "oops", "rather")
+        k += 1
+    if not said_back:
+        return found
+    again = year(tokens, k, two_digit=True)
+    if again is None:
+        return found
+    value, two_digits, after = again
+    if two_digits:
+        value = full_year(value, born.month, born.day, today)
+        if value is None:
+            return found
+    corrected = date_of_birth(value, born.month, born.day, today)
+    return (corrected, start, after) if corrected is not None else found
+
+
+_BACK_WORDS = frozenset({"no", "sorry", "i", "mean", "meant", "actually", "wait", "oops", "it", "is", "was", "um",
+                         "uh", "er", "erm", "oh", "rather", "not", "that", "should", "be", "the", "year"})
 
 
 def _pair(tokens: tuple[str, ...], i: int) -> tuple[int, int] | None:

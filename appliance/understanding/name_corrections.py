@@ -109,6 +109,8 @@ def letter_edits(ct: CallerText) -> tuple[LetterEdit, ...]:
                 continue
             if kind == "drop_said_short" and not _ends_clause(ct, m.end()):
                 continue   # "no H" ends what was said; "no I don't" is a no
+            if kind == "double" and not _two_of_a_letter(ct, m.start(), m.end()):
+                continue
             taken.append((m.start(), m.end()))
             if kind == "replace":
                 edits.append(LetterEdit("replace", new=m.group(1), old=m.group(2)))
@@ -121,6 +123,19 @@ def letter_edits(ct: CallerText) -> tuple[LetterEdit, ...]:
             else:
                 edits.append(LetterEdit(kind, new=m.group(1)))
     return tuple(edits)
+
+
+_TENS = frozenset({"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "and"})
+
+
+def _two_of_a_letter(ct: CallerText, char_start: int, char_end: int) -> bool:
+    """"two Ls" said of a name: not the end of a number ("seventy-two, I need ...") and not a letter that opens
+    the next clause."""
+    two = ct.token_index(char_start)
+    letter = ct.token_index(char_end - 1)
+    if two > 0 and (ct.tokens[two - 1] in _TENS or ct.tokens[two - 1].isdigit()):
+        return False
+    return not any(two < k <= letter for k in ct.clause_starts)
 
 
 def _ends_clause(ct: CallerText, char_end: int) -> bool:

@@ -22,7 +22,7 @@ from rapidfuzz import fuzz
 from ..domain import fold_name
 from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .name_list import given_name_first, is_listed_name   # the lists themselves load on first use
-from .normalise import CallerText
+from .normalise import CallerText, normalise
 from .utterance import PersonName
 from .yes_no import takes_back
 
@@ -469,6 +469,62 @@ def find_name(
 ) -> PersonName | None:
     """`name_part`: the part of a name just asked for (None: no name was asked for).
     `blocked`: words of the clinic's services and places, never a name."""
+    found = _find_name(ct, name_part, spelled, blocked)
+    if name_part is None:
+        return found
+    return _said_again(ct, name_part, spelled, blocked) or found
+
+
+# what a caller says between a name and the name said right ("Jane Doe, sorry, no, it's Roe")
+_SAID_AGAIN_SKIP = frozenset({"sorry", "no", "actually", "wait", "oops", "i", "mean", "meant", "it", "is", "that",
+                              "should", "be", "um", "uh", "er", "erm", "oh", "my", "the", "surname", "last", "first",
+                              "name", "was", "its", "rather"})
+_TAKE_BACK_WORDS = frozenset({"sorry", "no", "actually", "wait", "oops", "meant", "rather"})
+
+
+def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: frozenset[str]
+                ) -> PersonName | None:
+    """A name said and then said right in the same answer, where a name was asked for: "Jane Doe, no sorry,
+    Jane Roe" is Jane Roe; "Jane Doe, sorry, no, it's Roe" keeps the given name and takes the surname said
+    after (one name word said again replaces the part of the name it is most like). None where the answer
+    holds no name taken back."""
+    tokens = ct.tokens
+    marks = [k for k, tok in enumerate(tokens) if tok in _TAKE_BACK_WORDS and k > 0]
+    for mark in reversed(marks):
+        at = mark
+        while at < len(tokens) and tokens[at] in _SAID_AGAIN_SKIP:
+            at += 1
+        later = _read_run(ct, at, blocked) if at < len(tokens) else None
+        if later is None or later.ambiguous:
+            continue
+        start = mark
+        while start > 0 and tokens[start - 1] in _SAID_AGAIN_SKIP:
+            start -= 1
+        before = normalise(" ".join(tokens[:start])) if start else None
+        earlier = _find_name(before, name_part, [], blocked) if before is not None and before.tokens else None
+        if earlier is None or not (earlier.first or earlier.last):
+            return None
+        parts = [title_case(p) for p in later.parts]
+        if len(parts) >= 2:
+            said = PersonName(first=parts[0], last=" ".join(parts[1:]))
+        elif earlier.first and earlier.last:
+            word = parts[0]
+            like_first = fuzz.ratio(fold_name(word), fold_name(earlier.first))
+            like_last = fuzz.ratio(fold_name(word), fold_name(earlier.last))
+            said = PersonName(first=word, last=earlier.last) if like_first > like_last \
+                else PersonName(first=earlier.first, last=word)
+        else:
+            return None
+        return _respell(said, ct, spelled)
+    return None
+
+
+def _find_name(
+    ct: CallerText,
+    name_part: str | None,
+    spelled: list[Spelled],
+    blocked: frozenset[str] = frozenset(),
+) -> PersonName | None:
     text = ct.text
     found: PersonName | None = None
 

@@ -225,3 +225,21 @@ def test_a_service_name_of_three_words_after_to_is_the_service_not_a_verb(said) 
 @pytest.mark.parametrize("said", ["I'll follow up later", "I need to follow up", "I want to follow up on it"])
 def test_a_service_name_of_two_words_after_to_is_still_a_verb(said) -> None:
     assert hear(said, catalog=PHYSIO).service_ids == ()
+
+
+@pytest.mark.parametrize("said, location", [
+    ("I saw someone up at North Sydney and she said to book a follow-up, but can I do it at the City?", "city"),
+    ("North Sydney, or actually the City clinic", "city"),
+    ("the City clinic please. North Sydney instead", "north"),
+    ("I'd like the City clinic but I was at North Sydney last time", "city"),
+])
+def test_of_two_sites_said_the_one_turned_to_is_wanted(said, location):
+    assert hear(said).location_id == location
+
+
+@pytest.mark.parametrize("said, practitioner", [
+    ("I usually see Raj Shah but I'd like to see Dr Anna Lee", "lee"),
+    ("can I see Raj Shah instead of Dr Anna Lee", "shah"),
+])
+def test_of_two_practitioners_said_the_one_turned_to_is_wanted(said, practitioner):
+    assert hear(said).practitioner_id == practitioner

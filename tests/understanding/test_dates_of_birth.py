@@ -448,3 +448,31 @@ def test_a_date_whose_three_parts_are_alike_is_read_as_said():
 ])
 def test_a_two_digit_year_said_digit_by_digit_after_the_day_and_month(heard, born):
     assert hear(heard, "dob").dob == born
+
+
+@pytest.mark.parametrize("said, born", [
+    ("twenty-eighth of October, sixty-five. No, no, sixty-four, sorry. Sixty-four.", date(1964, 10, 28)),
+    ("28/10/1965, sorry, 1964", date(1964, 10, 28)),
+    ("5th of June 1970, no, 1971 I mean", date(1971, 6, 5)),
+    ("the fourth of March 1985, no sorry the year is 1986", date(1986, 3, 4)),
+    ("the 3rd of May 1980, no wait, the 4th of May 1980", date(1980, 5, 4)),
+])
+def test_a_date_of_birth_put_right_in_the_same_answer_is_the_one_put_right(said, born):
+    assert hear(said, "dob").dob == born
+
+
+@pytest.mark.parametrize("said", ["the 4th of March 85, that's right", "4th of March 1985 sorry"])
+def test_a_date_of_birth_with_no_other_year_after_it_stands(said):
+    assert hear(said, "dob").dob == date(1985, 3, 4)
+
+
+@pytest.mark.parametrize("said, born", [
+    ("it's Jane Doe, fifteenth of July ninety-one", date(1991, 7, 15)),
+    ("yeah it's Jane Doe, 14/7/1979", date(1979, 7, 14)),
+])
+def test_a_date_of_birth_said_with_the_name_asked_for_is_taken(said, born):
+    assert hear(said, "full_name").dob == born
+
+
+def test_a_date_said_with_the_name_that_is_no_birth_date_is_not_taken():
+    assert hear("Jane Doe, I'm booked on the 3rd of December", "full_name").dob is None

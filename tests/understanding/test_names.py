@@ -540,3 +540,26 @@ def test_a_surname_that_is_one_word_of_a_sites_name_is_a_name_where_the_name_is_
 def test_a_sites_name_said_whole_is_no_name():
     name = hear("it's Jane, at Elm Park", "full_name", catalog=_catalog_with_a_park_site()).name
     assert name == PersonName("Jane", None)
+
+
+@pytest.mark.parametrize("said, first, last", [
+    ("Jane Kelly, with a K... sorry, no, it's Kelley, K E L L E Y", "Jane", "Kelley"),
+    ("John Smith, sorry, Smyth, S M Y T H", "John", "Smyth"),
+    ("Mary Jones, no sorry, Mary Johns", "Mary", "Johns"),
+    ("It's Anna Doe, sorry, no, Roe", "Anna", "Roe"),
+    ("Jon, sorry, John Doe", "John", "Doe"),
+])
+def test_a_name_put_right_in_the_same_answer_is_the_name_put_right(said, first, last):
+    assert hear(said, "full_name").name == PersonName(first=first, last=last)
+
+
+@pytest.mark.parametrize("said", ["Jane Doe, no middle name", "It's Jane Doe. Sorry, I'm a bit flustered",
+                                  "no, it's Jane Doe", "Jane Doe, not Roe"])
+def test_a_name_not_taken_back_stands(said):
+    assert hear(said, "full_name").name == PersonName(first="Jane", last="Doe")
+
+
+@pytest.mark.parametrize("said", ["Kia ora, it's Jane Doe here, nineteenth of August seventy-two, I need to book",
+                                  "born in nineteen seventy two, I think"])
+def test_the_end_of_a_number_before_a_pronoun_is_no_letter_doubled(said):
+    assert hear(said, "confirm").letter_edits == ()
