@@ -37,6 +37,7 @@ CALLBACK_REASONS = {
     "non_service": "not a patient matter", "crisis": "a caller in crisis",
     "unverified_identity": "the caller's identity could not be verified",
     "patient_not_found": "no patient record was found", "booking_failed": "the booking could not be made",
+    "no_time_agreed": "no time offered suited the caller",
     "cancel_failed": "the cancellation could not be made", "system_error": "something went wrong on the system",
     "unclear": "the caller could not be understood",
     "human_unavailable": "the caller asked for a person and nobody could take the call",

@@ -232,7 +232,7 @@ def _replaced_part(ctx: CallContext, old: str, new: str, same: Callable[[str, st
         at = next((k for k, word in enumerate(words) if same(word, old)), None)
         if same(now, old):
             return part, title_case(new)
-        if at is not None:   # one word of the part: "Thu Hà Adeyemi" -> "Thu Hà Đặng"
+        if at is not None:   # one word of the part: "Jane Ann Roe" -> "Jane Ann Doe"
             return part, " ".join(words[:at] + [title_case(new)] + words[at + 1:])
     return None
 

@@ -337,6 +337,13 @@ def slots_in_window(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def offered_too_often(ctx: CallContext, env: RuleEnv) -> bool:
+    """Times have been offered for this task more often than the flow allows (`max_offers`): a caller who turns
+    down every offer, or whose choice is never understood, is called back by a person rather than offered more."""
+    return ctx.offers > int(env.options.get("max_offers", 5))
+
+
+@rule
 def slots_after_window(ctx: CallContext, env: RuleEnv) -> bool:
     return bool(ctx.offered) and not ctx.offer_in_window
 

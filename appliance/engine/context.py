@@ -65,6 +65,7 @@ class CallContext:
     booking_hint: TimeWindow | None = None   # a day said about an existing booking, before we loaded them
     booking_hint_texts: list[str] = field(default_factory=list)  # the caller's words about it ("the one tomorrow")
     offered: tuple[Slot, ...] = ()
+    offers: int = 0   # times slots were offered for this task (flow option max_offers)
     offer_in_window: bool = True
     offer_window: TimeWindow | None = None
     picked: Slot | None = None
@@ -138,6 +139,7 @@ class CallContext:
         self.service_id = self.location_id = self.practitioner_id = None
         self.window = self.booking_hint = self.offer_window = None
         self.offered = ()
+        self.offers = 0
         self.picked = None
         self.target_ids = ()
         self.bookings = None

@@ -33,7 +33,7 @@ INTENT_NAMES = (
 )
 CALLBACK_REASONS = (
     "caller_request", "medical_advice", "non_service", "unclear", "unverified_identity",
-    "patient_not_found", "booking_failed", "cancel_failed", "system_error", "human_unavailable",
+    "patient_not_found", "booking_failed", "no_time_agreed", "cancel_failed", "system_error", "human_unavailable",
     "transfer_failed", "desk_unanswered", "crisis",
 )
 
@@ -42,7 +42,8 @@ _STATE_KEYS = {"kind", "waiting_for", "say", "reask", "reprompt", "run", "edges"
                "on_stuck", "on_failure", "after_side_trip", "listens_for", "ignore_globals", "outcome"}
 _EDGE_KEYS = {"when", "to", "say", "reason", "clear"}
 _GLOBAL_KEYS = _EDGE_KEYS | {"id", "side_trip"}
-_OPTION_DEFAULTS = {"max_misses": 2, "dob_attempts": 2, "name_attempts": 2, "on_stuck": None, "on_error": None}
+_OPTION_DEFAULTS = {"max_misses": 2, "dob_attempts": 2, "name_attempts": 2, "max_offers": 5, "on_stuck": None,
+                    "on_error": None}
 
 
 class FlowError(ValueError):

@@ -30,6 +30,7 @@ CALLBACK_DONE_INTRO = {
     "unverified_identity": "I'm sorry, I wasn't able to confirm your details.",
     "patient_not_found": "I couldn't find a record matching those details.",
     "booking_failed": "I'm sorry, I wasn't able to complete that booking.",
+    "no_time_agreed": "I'm sorry, I couldn't find a time that suits you.",
     "cancel_failed": "I'm sorry, I wasn't able to cancel that just now.",
     "system_error": "I'm sorry, something went wrong on my side.",
     "transfer_failed": "I'm sorry, I couldn't put you through just now.",

@@ -801,3 +801,21 @@ def test_a_caller_who_never_said_they_are_new_with_a_name_on_file_and_another_bi
     engine.start(CallInfo(caller_id=""))
     asked = say(engine, "Hi, I'd like to book a follow-up", "Sarah Johnson", "fourth of March ninety")
     assert asked.state == "ask_dob_again"
+
+
+def test_a_caller_who_turns_down_every_time_offered_is_called_back_not_offered_times_for_ever(engine):
+    """Each offer turned down with a new day asked for is offered again, up to the flow's `max_offers`; then the
+    team is asked to call back, and the outcome says why."""
+    engine.start(CallInfo(caller_id=SARAH))
+    result = say(engine, "Hi, I'd like to book a follow-up at the City clinic", "Sarah Johnson",
+                 "fourth of March eighty five", "Thursday afternoon")
+    offers = 1 if result.waiting_for == "slot_choice" else 0
+    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"] * 3
+    for day in days:
+        if result.ended or result.waiting_for != "slot_choice":
+            break
+        result = engine.turn(f"no, neither of those work, have you got anything on {day} afternoon?")
+        offers += result.waiting_for == "slot_choice"
+    assert engine.ctx.callback_reason == "no_time_agreed", (result.state, result.reply)
+    assert "couldn't find a time that suits you" in result.reply
+    assert offers == engine.flow.options["max_offers"]

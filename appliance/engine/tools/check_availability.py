@@ -52,6 +52,7 @@ class CheckAvailability(Tool):
         if raw is None:
             return
         ctx.offered = tuple(raw["slots"])
+        ctx.offers += 1 if ctx.offered else 0
         ctx.offer_in_window = raw["in_window"]
         ctx.offer_window = ctx.window
         ctx.picked = None

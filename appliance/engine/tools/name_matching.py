@@ -68,7 +68,7 @@ def sounds_like(word: str, name: str) -> bool:
 
 def plainly_another_given_name(on_file: str, heard: str | None) -> bool:
     """Whether the given name heard is a name people have, and unlike the one on file in letters and in sound
-    ("Wei" for "Min-jun"): another person, not the same name bent by speech-to-text (which writes a given name
+    ("Jane" for "Min-jun"): another person, not the same name bent by speech-to-text (which writes a given name
     it does not know as common words or as no name at all)."""
     from ...understanding.name_list import is_listed_name   # the name lists load on first use
 
@@ -125,7 +125,7 @@ def _sound(name: str) -> str | None:
 
 # A whole name said that sounds like the record's whole name this much (metaphone of the letters, word breaks
 # ignored): a candidate to put to the caller, given the exact date of birth. Speech-to-text moves word breaks
-# and spells a name as the words it sounds like ("Mary Elopis" for María López, "Orin Georgensen" for Søren
+# and spells a name as the words it sounds like ("Jane Doughty" for Jane Doe-Tee, "Orin Georgensen" for Søren
 # Jørgensen), so letters drift far more than sound.
 WHOLE_NAME_SOUND_THRESHOLD = 85
 WHOLE_NAME_SOUND_MIN = 4   # sounds in the record's name: fewer match too many things said
