@@ -33,9 +33,11 @@ GENERAL_PLACE_WORDS = frozenset({"city", "the city", "town", "the town", "centre
 
 
 def _clinic_files() -> list[dict]:
-    """Every clinic block in config/ and in the project's own scenarios (clinic files and scenario files)."""
+    """Every clinic block in config/, in the project's own scenarios and in those written from outside (clinic files
+    and scenario files)."""
     clinics = []
-    for path in sorted((ROOT / "config").rglob("*.yaml")) + sorted((ROOT / "tests" / "scenarios").glob("*.yaml")):
+    for path in (sorted((ROOT / "config").rglob("*.yaml")) + sorted((ROOT / "tests" / "scenarios").glob("*.yaml"))
+                 + sorted((ROOT / "tests" / "scenarios_outside").glob("*.yaml"))):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         block = data.get("clinic", data) if isinstance(data, dict) else None
         if isinstance(block, dict) and "services" in block and "practitioners" in block:

@@ -161,7 +161,7 @@ _WORD_BEFORE = regex.compile(r"([^\W\d_][\w']*)[\s,.\-]*$")
 
 
 def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
-    """The letters matched are those of the word just before them, accents and case aside ("López, LOP-EZ"), or
+    """The letters matched are those of the word just before them, accents and case aside ("Doé, DOE"), or
     of a name that sounds like it (the Match Rating Approach): a name corrected is said, then spelled because it
     was misheard, and the word written for it may be bent ("Eyer, IYER")."""
     before = _WORD_BEFORE.search(text[:m.start()])

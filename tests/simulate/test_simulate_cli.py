@@ -11,6 +11,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "tests" / "scenarios"
+OUTSIDE = ROOT / "tests" / "scenarios_outside"
 EXAMPLE = ROOT.parent / "shared" / "scenarios" / "example-reschedule.yaml"
 
 
@@ -26,6 +27,16 @@ def test_every_project_scenario_passes():
     assert len(files) >= 30
     assert len(lines) == len(files) + 1
     assert lines[-1] == f"{len(files)} passed, 0 failed", run.stdout
+    assert run.returncode == 0
+
+
+def test_every_scenario_written_from_outside_passes():
+    """Calls written by someone who read only the scenario format (SCENARIOS.md), for clinics of their own, in
+    their own words: what a clinic's callers say, not what the generator or the rules were written around."""
+    run = simulate(OUTSIDE)
+    files = sorted(OUTSIDE.glob("*.yaml"))
+    assert len(files) >= 30
+    assert run.stdout.strip().splitlines()[-1] == f"{len(files)} passed, 0 failed", run.stdout
     assert run.returncode == 0
 
 
