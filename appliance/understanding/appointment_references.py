@@ -25,6 +25,12 @@ _MOVE = re.compile(r"\b(?:move|moving|change|changing|shift|resched\w*|re schedu
 _MAX_RIGHT = 6
 
 
+# what a day is said to be when its "'s" is "is" ("Thursday's fine", "Friday's no good")
+_SAID_OF_A_DAY = frozenset({"fine", "good", "ok", "okay", "great", "better", "best", "perfect", "free", "easier",
+                            "ideal", "no", "not", "out", "bad", "tricky", "difficult", "tight", "full", "busy",
+                            "alright", "grand", "lovely", "brilliant", "cool", "easiest", "better", "a", "too"})
+
+
 def reference_spans(
     ct: CallerText,
     definite_counts: bool,
@@ -66,8 +72,8 @@ def reference_spans(
             if det is None:
                 continue
             spans.append((det, extend_right(k + 1)))
-        elif tok == "'s" and k > 0:
-            # "Tuesday's", "tomorrow's"
+        elif tok == "'s" and k > 0 and not (k + 1 < n and tokens[k + 1] in _SAID_OF_A_DAY):
+            # "Tuesday's", "tomorrow's"; not "Tuesday's fine", where the 's is "is"
             spans.append((k - 1, extend_right(k + 1) if k + 1 < n and tokens[k + 1] in _NOUNS else k + 1))
 
     for start, end, _id in service_spans:

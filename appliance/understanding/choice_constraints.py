@@ -122,15 +122,21 @@ def read_constraints(
     not_position = m.group(1) if m else None
 
     picked_times: list[ClockTime] = []
-    for clock in (find_times(tokens) if times is None else times):
+    clocks = find_times(tokens) if times is None else times
+    # a time refused anywhere in the answer is not picked where it is said again ("twelve's too tight, he's only
+    # back at twelve, the quarter past would work")
+    refused_times = {clock.resolved() for clock in clocks if refused_here(ct, clock.start, clock.end)}
+    for clock in clocks:
+        if clock.resolved() in refused_times:
+            continue
         if not ok(clock.start, clock.end):
             continue
         if tokens[clock.start] in ("1", "one") and clock.start > 0 and tokens[clock.start - 1] in _ORDINAL_POSITIONS:
             continue  # "2nd, 1" is speech-to-text's "second one"; "second one, 12" is no 1:12
         before = tokens[clock.start - 1] if clock.start > 0 else ""
         after = tokens[clock.end] if clock.end < len(tokens) else ""
-        if before in _RANGE_WORDS or after in _NOT_TIME_AFTER or refused_here(ct, clock.start, clock.end):
-            continue   # "ten's a bit tight, quarter past would be better": the time refused is not the one picked
+        if before in _RANGE_WORDS or after in _NOT_TIME_AFTER:
+            continue
         picked_times.append(clock)
 
     found_days = find_days(tokens, now, region) if days is None else days

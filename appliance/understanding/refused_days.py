@@ -17,16 +17,21 @@ from ..domain import Slot
 from .calendar_phrases import DayMention
 from .normalise import CallerText
 
+# what a caller (or someone of theirs) may have on that day
+_EVENT = (r"(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
+          r"graduation|concert|conference|hen do|stag do|birthday party|surgery|operation|assembly|recital|performance|"
+          r"tournament|race)")
 # before the day, in its clause: "can't do", "won't make it on", "I'm working on", "except", "not"
 _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:can not|could not|will not be able to|would not be able to|am not able to|unable to|not able to|"
     r"can not really|do not think i can)(?: \w+){0,2}?(?: do| make| manage| come(?: in)?| get in| attend| be there|"
     r"make it)|\b(?:i am|i will be|we are|i have got|i have) (?:busy|working|at work|away|out|off|not free|not around|"
     r"not available|work|plans|a meeting|something on)|\bi work|"
-    # an event the caller has that day: "I've a wedding at the weekend", "I have a match on Saturday"
-    r"\b(?:i|we) (?:have|have got|am going to|are going to|will be at|am at|are at) (?:a|an|my|our|the|this|that)?"
-    r" ?(?:\w+ )?(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
-    r"graduation|concert|conference|hen do|stag do|birthday|surgery|operation)(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
+    # an event the caller (or theirs) has that day: "I've a wedding at the weekend", "I have a match on Saturday",
+    # "my daughter's got her school assembly Thursday morning"
+    r"\b(?:i|we|he|she|they|\w+ 's|\w+ has) (?:have|has|have got|has got|got|am going to|are going to|is going to|"
+    r"will be at|am at|are at|is at) (?:a|an|my|our|his|her|their|the|this|that)?"
+    r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
     r"\bother than|\banything but|\bnot on|\bjust not)(?: on| that| this| the)*(?: very)? $")
 # after the day, in its clause: "is no good", "doesn't work", "is out", "I can't"
 _REFUSED_AFTER = re.compile(
@@ -34,8 +39,13 @@ _REFUSED_AFTER = re.compile(
     r"difficult|tricky|impossible|a problem|a no|full|busy|hard)\b|"
     r"^(?: (?:is|are|will|would|does|do) not| is not going to| are not going to)(?: really)? (?:work|suit|do|be "
     r"possible|be any good|good)\b|"
-    r"^(?: i am| i will be| we are)(?: actually)? (?:busy|working|at work|away|not free|not around|not available)\b|"
+    r"^(?: i am| i will be| we are| he is| she is| they are| he will be| she will be)(?: actually)? (?:busy|working|"
+    r"at work|away|not free|not around|not available)\b|"
     r"^(?: i| we) (?:can not|could not|will not be able to)\b|^(?: i work)\b|"
+    # "Wednesday night is my son's basketball game", "Friday I have a wedding"
+    r"^(?: 's| is)? (?:my|our|his|her|their|the) (?:\S+ ){0,3}" + _EVENT + r"\b|"
+    r"^(?: i| we| he| she)(?: have| has| have got| has got| am at| are at| is at)(?: a| an| my| our| his| her)?"
+    r"(?: \w+){0,2} " + _EVENT + r"\b|"
     # "ten's a bit tight", "seven thirty is too early for me"
     r"^(?: 's| is| are| would be| will be)? (?:a bit|a little|a wee bit|bit|too|way too|far too|a touch) "
     r"(?:tight|early|late|soon|close)\b|^(?: 's| is| would be) tight\b")
@@ -43,10 +53,14 @@ _THAT_DAY = re.compile(r"\b(?:that day|that date|those days|the day you said|the
 
 
 def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ...] = ()) -> tuple[date, ...]:
-    """The dates the caller says they cannot do: each refused day said, and "that day" for the offered one."""
+    """The dates the caller says they cannot do: each refused day said, and "that day" for the offered one. A
+    day refused for something on at one time of it and asked for again later ("... her assembly Thursday morning,
+    got anything after five on the Thursday?") is not refused."""
     refused: list[date] = []
-    for day in days:
-        if refused_here(ct, day.start, day.end_index):
+    said = refused_mentions(ct, days)
+    for k, day in enumerate(days):
+        if said[k] and not any(later.first == day.first and not said[j]
+                               for j, later in enumerate(days[k + 1:], k + 1)):
             refused.extend(_dates(day))
     if offered:
         for m in _THAT_DAY.finditer(ct.text):
@@ -56,17 +70,45 @@ def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ..
     return tuple(dict.fromkeys(refused))
 
 
+def refused_mentions(ct: CallerText, days: list[DayMention]) -> list[bool]:
+    """For each day said, whether the words around it refuse it (or it is listed with a refused day)."""
+    return [refused_here(ct, day.start, day.end_index) or _listed_with_a_refused_day(ct, days, k)
+            for k, day in enumerate(days)]
+
+
+def _listed_with_a_refused_day(ct: CallerText, days: list[DayMention], k: int) -> bool:
+    """Whether day `k` is said in one list with a refused day before it, a list that joins its days with "or",
+    "and" or "nor" ("I can't do Mondays or Tuesdays", "not Monday, Tuesday or Wednesday"): the refusal holds for
+    the whole list. Two days with only a pause between are a correction ("not Thursday, Friday")."""
+    def gap(j: int) -> tuple[str, ...] | None:   # the words between day j - 1 and day j, where they join a list
+        between = ct.tokens[days[j - 1].end_index:days[j].start]
+        return between if between in ((), ("or",), ("and",), ("nor",)) else None
+
+    first = k
+    while first > 0 and gap(first) is not None:
+        first -= 1
+    last = k
+    while last + 1 < len(days) and gap(last + 1) is not None:
+        last += 1
+    joined = any(gap(j) for j in range(first + 1, last + 1))
+    return first < k and joined and refused_here(ct, days[first].start, days[first].end_index)
+
+
 def refused_here(ct: CallerText, start: int, end: int) -> bool:
     """Whether the words around the token span [start, end) refuse it, within its clause."""
     clause_start, clause_end = ct.clause_of(start)
     text = ct.text
     before = " ".join(ct.tokens[clause_start:start]) + " "
+    if end < clause_end and ct.tokens[end] in _PARTS_OF_A_DAY:
+        end += 1   # "Thursday morning's no good": the day is refused at that time of it
     after = " " + " ".join(ct.tokens[end:clause_end])
     if _REFUSED_BEFORE.search(before) and not _ASKED_BEFORE.search(before):
         return True
     return bool(_REFUSED_AFTER.match(after.rstrip() + " ")) if after.strip() else False
 
 
+_PARTS_OF_A_DAY = frozenset({"morning", "mornings", "afternoon", "afternoons", "evening", "evenings", "arvo", "night",
+                             "nights"})
 # "can't I do Thursday?", "couldn't you do Thursday": a question that asks for the day, not a refusal
 _ASKED_BEFORE = re.compile(r"\b(?:can not|could not|will not) (?:i|you|we) ")
 

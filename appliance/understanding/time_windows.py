@@ -22,7 +22,7 @@ from .clock_times import ClockTime, _read
 from .spoken_numbers import TEENS, UNITS
 from .normalise import CallerText
 from .questions import Question
-from .refused_days import refused_here
+from .refused_days import refused_days, refused_here, refused_mentions
 from .signals import EITHER_AS_ANY, WordPattern
 
 _SOONEST = WordPattern(
@@ -122,6 +122,30 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     return first
 
 
+# what happened to the caller, said before the day it happened on ("I was playing football on Saturday", "I hurt
+# it on Monday", "I saw her on Tuesday", "it's been clicking since Saturday", "she's been on at me all weekend"):
+# a day gone by, told of, never the day wanted
+_PAST_BEFORE = re.compile(
+    r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|"
+    r"had|got hurt|been|since|was (?!hoping|wondering|thinking|looking|calling|ringing|going|trying|after|told|asked|"
+    r"meant|supposed|wanting)\w+ing|were (?!hoping|wondering|thinking|looking|calling|ringing|going|trying)\w+ing)\b")
+
+
+def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
+    """Whether the day is said in a clause that tells of something that happened (`_PAST_BEFORE` before it)."""
+    start = ct.clause_of(day.start)[0]
+    if day.start >= 1 and ct.tokens[day.start - 1] == "all" and ct.tokens[day.start - 2:day.start - 1] != ("at",):
+        return True   # "all weekend", "all week": how long something went on
+    k = day.start
+    while k > start and ct.tokens[k - 1] not in _TELLING_ENDS:
+        k -= 1
+    return _PAST_BEFORE.search(" ".join(ct.tokens[k:day.start])) is not None
+
+
+# words after which a caller goes on to something else ("I saw her Tuesday and she said to come back Friday")
+_TELLING_ENDS = frozenset({"and", "but", "so", "then", "said", "says", "told", "reckons", "thinks", "wants", "because"})
+
+
 # what a caller says on changing their mind in the middle of an answer: "Friday... sorry, no, I meant Thursday",
 # "Tuesday, actually make that Wednesday", "Monday, or rather Tuesday", "Thursday, wait, Friday"
 _CHANGE_OF_MIND = re.compile(r"\b(?:i meant|i mean|actually|wait|make (?:that|it)|or rather|scratch that|hang on|"
@@ -162,8 +186,9 @@ def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[
             continue
         if tok in _PARTS or (tok == "night" and prev in ("at", "tomorrow", "monday", "tuesday", "wednesday",
                                                           "thursday", "friday", "saturday", "sunday")):
-            if _negated(ct, k - (1 if prev in ("the", "early", "late", "mid") else 0)):
-                continue
+            at = k - (1 if prev in ("the", "early", "late", "mid") else 0)
+            if _negated(ct, at) or refused_here(ct, at, k + 1):
+                continue   # "no mornings", "I can't do mornings", "mornings are no good"
             name = _PART_NAME.get(tok, "evening" if tok == "night" else tok)
             if (prev, name) in _MODIFIED:
                 lo, hi = _MODIFIED[(prev, name)]
@@ -178,6 +203,18 @@ def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[
                 not (k + 2 < len(tokens) and tokens[k + 2] in ("available", "you")):
             return "first thing", None, time(10)
     return None, None, None
+
+
+def _part_said_with(ct: CallerText, day: DayMention | None) -> tuple[str, time | None, time | None] | None:
+    """The part of the day said right after the day wanted ("Tuesday afternoon"): it wins over a part said
+    elsewhere in the answer, of someone else's day ("he's back at lunchtime ... Tuesday afternoon?")."""
+    if day is None or day.end_index >= len(ct.tokens):
+        return None
+    word = ct.tokens[day.end_index]
+    if word not in _PARTS or word == "lunchtime":
+        return None
+    name = _PART_NAME.get(word, word)
+    return (name, *_PARTS[name])
 
 
 def _clock_at(ct: CallerText, k: int) -> ClockTime | None:
@@ -309,13 +346,19 @@ def find_window(
         return any(s <= start and end <= e for s, e in excluded_spans)
 
     found = find_days(ct.tokens, now, region) if days is None else days
-    said = [d for d in found if not excluded(d.start, d.end_index)]
+    said = [d for d in found if not excluded(d.start, d.end_index) and not _told_of_as_past(ct, d)]
     # a day refused anywhere in the answer is not wanted where it was said before ("Tuesday after- wait, not
-    # Tuesday, Wednesday")
-    refused = {d.first for d in said if _negated(ct, d.start) or refused_here(ct, d.start, d.end_index)}
+    # Tuesday, Wednesday"); where it is refused for one time of it and asked for again, the time refused with it
+    # ("her assembly Thursday morning") is no part of the window
+    refused = {d.first for d in said if _negated(ct, d.start)} | set(refused_days(ct, said))
+    for day, no in zip(said, refused_mentions(ct, said)):
+        if no and day.first not in refused:
+            after = day.end_index + (day.end_index < len(ct.tokens) and ct.tokens[day.end_index] in _PARTS)
+            excluded_spans = [*excluded_spans, (day.start, after)]
+            said = [d for d in said if d is not day]
     wanted = _after_a_change_of_mind(ct, [d for d in said if d.first not in refused])
     day = _combine_days(ct, wanted)
-    part, lo, hi = _part_of_day(ct, excluded, question.wants("window"))
+    part, lo, hi = _part_said_with(ct, day) or _part_of_day(ct, excluded, question.wants("window"))
     if part is None and day is not None and day.part is not None:
         part = day.part
         lo, hi = _PARTS[part]

@@ -243,3 +243,8 @@ def test_a_time_said_plainly_is_still_picked(said):
 
 def test_half_past_alone_picks_nothing_where_no_time_offered_is_on_the_half_hour():
     assert hear("the half past", "slot_choice", slots=SLOTS).slot_pick is None
+
+
+def test_a_time_refused_and_then_said_again_of_something_else_is_still_not_picked():
+    said = "Twelve's too tight, he's only back at twelve, the quarter past would work though"
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 1

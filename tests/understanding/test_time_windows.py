@@ -8,7 +8,7 @@ import pytest
 
 from appliance.domain import TimeWindow
 
-from .hearing import BOOKINGS, CATALOG_EASTSIDE, hear
+from .hearing import BOOKINGS, CATALOG_EASTSIDE, SLOTS, hear
 
 
 def day(d: int, month: int = 11, year: int = 2026) -> datetime:
@@ -272,3 +272,59 @@ def test_a_day_the_caller_has_an_event_on_is_not_the_day_wanted(said):
 
 def test_a_day_with_an_event_on_it_leaves_the_day_asked_for():
     assert hear("I have a match on Saturday, so Friday please", "time_preference").window.label == "Friday"
+
+
+@pytest.mark.parametrize("said, label", [
+    ("I can't do mornings at all, I've got the little one till my husband's back at lunchtime. Tuesday afternoon?",
+     "Tuesday afternoon"),
+    ("Well, I can't do Mondays or Tuesdays, I watch my grandkids, and mornings are no good. So Wednesday afternoon "
+     "would be best.", "Wednesday afternoon"),
+    ("not Monday, Tuesday or Wednesday, but Thursday's fine", "Thursday"),
+    ("no mornings please, Friday", "Friday"),
+    ("Thursday morning's no good, Thursday afternoon?", "Thursday afternoon"),
+])
+def test_a_time_of_day_or_a_list_of_days_refused_is_never_the_window(said, label):
+    assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said, label", [
+    ("Thursday's fine", "Thursday"),
+    ("not Monday, Tuesday", "Tuesday"),   # a pause between two days: the second puts the first right
+    ("Monday or Tuesday", "Monday or Tuesday"),
+])
+def test_days_said_plainly_or_put_right_with_a_pause(said, label):
+    assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said, label", [
+    ("I forgot my daughter's got her school assembly Thursday morning. Got anything after five on the Thursday "
+     "instead?", "Thursday after 5pm"),
+    ("oh wait, sorry, Wednesday night is my son's basketball game. Can we do Thursday morning instead?",
+     "Thursday morning"),
+    ("Friday I have a wedding, so Thursday", "Thursday"),
+    ("Saturday is the game, can I come Friday", "Friday"),
+])
+def test_a_day_with_something_on_gives_way_to_the_day_asked_for(said, label):
+    assert hear(said, "slot_choice", slots=SLOTS).window.label == label
+
+
+@pytest.mark.parametrize("said", [
+    "So, long story, I was playing five-a-side over on the fields on Saturday, went in for a tackle",
+    "it started on Tuesday",
+    "she's been on at me all weekend",
+    "it's been clicking since Saturday",
+])
+def test_a_day_told_of_as_gone_by_is_no_window(said):
+    assert hear(said, "intent").window is None
+
+
+@pytest.mark.parametrize("said, label", [
+    ("I hurt my back on Saturday, can I come in Monday?", "Monday"),
+    ("I was hoping for Saturday", "Saturday"),
+    ("I was wondering if you have anything on Friday", "Friday"),
+    ("I saw her on Tuesday and she said to come back Friday", "Friday"),
+    ("is there anything at all on Friday", "Friday"),
+])
+def test_a_day_wanted_beside_a_day_told_of(said, label):
+    window = hear(said, "time_preference").window
+    assert window is not None and window.label in (label, "today")
