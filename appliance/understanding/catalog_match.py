@@ -112,14 +112,18 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
 @lru_cache(maxsize=16)
 def _build_index(catalog: Catalog) -> CatalogIndex:
     phrases: list[_Phrase] = []
+    declared: dict[tuple[str, ...], set[tuple[str, str]]] = {}   # a name or alias as the clinic file gives it
 
-    def add(text: str, kind: str, id_: str, needs_cue: bool = False, fuzzy: bool | None = None) -> None:
+    def add(text: str, kind: str, id_: str, needs_cue: bool = False, fuzzy: bool | None = None,
+            derived: bool = False) -> None:
         toks = _canon_tokens(text)
         if not toks:
             return
         if fuzzy is None:
             fuzzy = (len(toks) >= 2 and len(" ".join(toks)) >= 6) or (kind != "service" and len(toks[0]) >= 6)
         phrases.append(_Phrase(toks, kind, id_, needs_cue, fuzzy))
+        if not derived:
+            declared.setdefault(toks, set()).add((kind, id_))
 
     for s in catalog.services:
         for text in (s.name, *s.aliases):
@@ -129,11 +133,11 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             # "massage" (kept only where no other service claims the word).
             content = tuple(t for t in toks if t not in _GENERIC)
             if 0 < len(content) < len(toks) and len(" ".join(content)) >= 4:
-                add(" ".join(content), "service", s.id, fuzzy=False)
+                add(" ".join(content), "service", s.id, fuzzy=False, derived=True)
             if len(toks) >= 2:
                 word = toks[-1]
                 if len(word) >= 5 and word not in _GENERIC and word not in FUNCTION_WORDS:
-                    add(word, "service", s.id, fuzzy=False)
+                    add(word, "service", s.id, fuzzy=False, derived=True)
     for loc in catalog.locations:
         for text in (loc.name, *loc.aliases):
             add(text, "location", loc.id)
@@ -162,7 +166,10 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
     owners: dict[tuple[str, ...], set[tuple[str, str]]] = {}
     for ph in phrases:
         owners.setdefault(ph.tokens, set()).add((ph.kind, ph.id))
-    unique = [ph for ph in phrases if len(owners[ph.tokens]) == 1]
+    # ... unless the clinic file gives the words as one service's own alias (an alias "scan" of one service, where
+    # another is called "exam and scan"): the alias is that service's, the part of a name no one's
+    unique = [ph for ph in phrases if len(owners[ph.tokens]) == 1
+              or (declared.get(ph.tokens) == {(ph.kind, ph.id)})]
     seen: set[tuple[tuple[str, ...], str, str]] = set()
     deduped: list[_Phrase] = []
     for ph in unique:

@@ -18,7 +18,7 @@ import re
 from .normalise import CallerText
 from .signals import EVIDENCE, Hit, WordPattern, add_hit
 
-_P = "(?:my|his|her|their|the|your)"
+_P = "(?:my|me|his|her|their|the|your)"   # "me" too: "a pain in me chest"
 # "stroke" is also how a letter with a line through it is spelled ("O stroke, D E G A A R D" for a name
 # with an Ø): after a spelled letter (not "a" or "i", which are words) or before spelled letters, it is a mark
 _STROKE_NOT_A_LETTER_MARK = r"(?<!\b[b-hj-z] )\bstroke\b(?! [a-z](?: [a-z])+\b)"
@@ -27,6 +27,11 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\bchest (?:is |feels )?(?:really |so |very |quite |all )?(?:pain|pains|hurting|tight|crushing|tightness|"
     r"pressure|hurts|killing me)\b|\bclutching (?:his|her|my|their) chest\b",
     r"\bpains? in " + _P + r" chest\b|\bcrushing (?:chest|pain|feeling)\b|\bheart attack\b",
+    # a heart attack described, whatever the caller thinks it is: pain going down the left arm or into the jaw,
+    # or the chest and short of breath in one breath
+    r"\b(?:going|goin|spreading|radiating|shooting|moving|travelling|traveling|running) (?:down|into|to|up) " + _P
+    + r" (?:left arm|jaw)\b",
+    r"\bchest\b(?: \S+){0,12} short of breath\b|\bshort of breath\b(?: \S+){0,12} chest\b",
     r"\b(?:can not|could not|can barely|unable to|struggling to|hard to|trouble|difficulty|difficult to|"
     r"not able to) (?:breathe|breathing|catch (?:my|his|her) breath)\b",
     r"\b(?:not|stopped|is not|isn't|no longer) breathing\b",

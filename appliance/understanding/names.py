@@ -684,7 +684,7 @@ def _surname_then_given(ct: CallerText, run: _Run, blocked: frozenset[str],
             or run.end not in ct.clause_starts:
         return None
     second = _read_run(ct, run.end, blocked)
-    # the given names after the pause: one, or two ("Hoàng, Thị Mai"), never the surname again
+    # the given names after the pause: one, or two ("Roe, Jane Ann"), never the surname again
     if second is None or len(second.parts) > 2 or len(second.parts) == 2 and len(run.parts) > 1 \
             or run.parts[0] in second.parts or any(s.start == run.end for s in spelled):
         return None

@@ -176,6 +176,18 @@ def _spells_the_word_before(text: str, m: Any, scene: Any) -> bool:
             and fuzz.ratio(word.upper(), letters.upper()) >= SPELLED_LIKE_THE_WORD)
 
 
+_WORD_AFTER = regex.compile(r"^[\s,.\-]*([^\W\d_][\w']*)")
+
+
+def _not_said_as_a_word_beside(text: str, m: Any, scene: Any) -> bool:
+    """Letters that are not also said as the word they spell, just before or after them ("D-A-W-I-T, Dawit"): a
+    caller who says the name beside its letters has said it twice the same way, and neither was misheard."""
+    letters = "".join(ch for ch in m.group(0) if ch.isalpha()).upper()
+    near = [_WORD_BEFORE.search(text[:m.start()]), _WORD_AFTER.match(text[m.end():])]
+    return not any(w is not None and "".join(ch for ch in anyascii(w.group(1)) if ch.isalpha()).upper() == letters
+                   for w in near)
+
+
 def _digit_groups_as_slashed_date(heard: str) -> str:
     """`_digit_groups_as_date`, with a date already in three groups written with slashes too ("13-03-51"): where
     a number is asked, digits in groups are otherwise read as the number."""
@@ -256,6 +268,8 @@ REPAIR_CONTEXTS: dict[str, RepairContext] = {c.name: c for c in (
     RepairContext("not_an_offered_time", "a time none of the slots just offered is at", _not_an_offered_time),
     RepairContext("spells_the_word_before", "letters that spell the word just before them, or a word "
                   "that sounds like them", _spells_the_word_before),
+    RepairContext("not_said_as_a_word_beside", "letters not also said as the word they spell, just before or "
+                  "after them", _not_said_as_a_word_beside),
     RepairContext("in_a_spelling", "opening or inside letters said one by one, two letters following",
                   _sounds_a_letter_in_a_spelling),
     RepairContext("between_name_words", "between two words written as names, with no pause either side",

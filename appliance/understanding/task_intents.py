@@ -12,7 +12,8 @@ from __future__ import annotations
 from .signals import RuleSet, rule
 
 _APPT = r"(?:appointment|appointments|booking|bookings|session|sessions|visit|consult|consultation)"
-_MY = r"(?:my|our|his|her|their|the|this|that|mum's|mom's|dad's)"
+# whose or which appointment: "my", "the", "mum's", "Tuesday 's" ("Tuesday's", as normalised)
+_MY = r"(?:my|our|his|her|their|the|this|that|mum's|mom's|dad's|\w+ 's)"
 _MEDS = (r"(?:ibuprofen|paracetamol|panadol|nurofen|voltaren|aspirin|codeine|antibiotics?|painkillers?|"
          r"pain killers?|anti inflammator\w*|medication|medicine|tablets?|pills?|capsules?)")
 
@@ -29,7 +30,7 @@ BOOK = (
          r"\b(?:see|seeing|get in to see|come in to see|get in with) (?:a |an |the |one of (?:the|your) )?"
          r"(?:someone|somebody|doctor|dr|physio|physios|physiotherapist|practitioner|therapist|chiro|"
          r"chiropractor|massage therapist|masseuse|specialist|clinician|gp|nurse)\b",
-         r"\b(?:fit|squeeze|get|slot|pop) (?:me|us|him|her|them) in\b",
+         r"\b(?:fit|squeeze|get|slot|pop|book) (?:me|us|him|her|them|(?:my|our) \w+) in\b",   # "get my son in"
          r"\bcome in (?:for|to see|and see|and get)\b",
          r"\bnext available (?:appointment|time|slot|spot)\b",
          r"\b(?:get|book|grab|have|take|want|like|need) the (?:first|last|earliest|next|latest|soonest) "
@@ -180,7 +181,9 @@ ADDRESS = (
          # "how do I find your <site> clinic?", "how would we get to the <site> site?"
          r"\bhow (?:do|can|would|should|will) (?:i|we) (?:get|find|reach) (?:to )?(?:the|your) (?:\w+ ){0,3}"
          r"(?:clinic|practice|office|site|branch|surgery|location|rooms|centre|center|one)\b",
-         r"\bparking\b|\bwhere (?:can|do|should) (?:i|we) park\b",
+         # parking asked about, not a caller saying they are parking ("I'm just parking up")
+         r"(?<!\bam )(?<!\bjust )(?<!\bwas )(?<!\bare )(?<!\bis )\bparking\b(?! up\b| the car\b| now\b)|"
+         r"\bwhere (?:can|do|should) (?:i|we) park\b",
          r"\b(?:what|which) (?:locations|clinics|branches|sites)\b|\bhow many (?:locations|clinics|branches)\b",
          r"\b(?:what|which) (?:street|suburb|road)\b"),
     rule("address", "medium", r"\b(?:nearest|closest) (?:clinic|location|branch|one|site|to)\b"),

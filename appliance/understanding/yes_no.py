@@ -102,7 +102,7 @@ GOODBYE_RULES = RuleSet(
     rule("goodbye", "high",
          _FAREWELL_WORDS,
          r"\bthat is (?:all|everything|all i needed|all i need|about it|all for (?:now|today)|it for (?:now|today))\b"
-         r"(?! (?:for|you|i|of|on|in)\b)",
+         r"(?! (?:for|you|i|of|on|in|right)\b)",   # "that's all right" is no "that's all"
          r"\bnothing else\b|\bthat will (?:be all|do)\b|\bno more questions\b|\bthat was all\b",
          r"\b(?:i am|we are) (?:all )?(?:good|fine|sorted|done|set|right|ok)(?: now| then| for now)? (?:thanks|"
          r"thank you|ta|cheers)\b",

@@ -243,3 +243,18 @@ def test_of_two_sites_said_the_one_turned_to_is_wanted(said, location):
 ])
 def test_of_two_practitioners_said_the_one_turned_to_is_wanted(said, practitioner):
     assert hear(said).practitioner_id == practitioner
+
+
+def test_a_services_own_alias_wins_over_a_word_of_another_services_name():
+    """"Cleaning" is one service's alias and the last word of another's name ("exam and cleaning"): the alias is
+    the service the caller means."""
+    catalog = Catalog(
+        services=(Service("exam", "New patient exam and cleaning", 60, 185.0, aliases=("new patient exam",)),
+                  Service("clean", "Routine cleaning", 45, 125.0, aliases=("cleaning", "hygiene visit"))),
+        locations=(Location("main", "Main Street", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("exam", "clean"), ("main",)),),
+    )
+    for said in ("Hi. Need a cleaning.", "Cleaning.", "I need to get my son in for his cleaning"):
+        heard = hear(said, catalog=catalog)
+        assert heard.service_ids == ("clean",), said
+        assert "book" in [s.name for s in heard.intents], said

@@ -37,6 +37,11 @@ EMERGENCIES = [
     "I need an ambulance",
     "it's an emergency",
     "hang on... I suddenly can't breathe properly, my chest is really tight",
+    # a heart attack described in everyday words, whatever the caller takes it for
+    "reckon I've pulled something in me chest at the gym, it's this heavy pain goin' down me left arm",
+    "I have a pain going down my left arm",
+    "there's a pain spreading into my jaw",
+    "my chest feels odd and I'm a bit short of breath",
 ]
 
 
@@ -64,6 +69,8 @@ NOT_EMERGENCIES = [
     "my back is killing me",
     "I hurt myself at the gym",
     "I can't lift my arm above my shoulder",
+    "I need a follow-up for my left arm",
+    "the pain is spreading down my leg",
 ]
 
 

@@ -563,3 +563,11 @@ def test_a_name_not_taken_back_stands(said):
                                   "born in nineteen seventy two, I think"])
 def test_the_end_of_a_number_before_a_pronoun_is_no_letter_doubled(said):
     assert hear(said, "confirm").letter_edits == ()
+
+
+@pytest.mark.parametrize("text, letters", [
+    ("D-A-W-I-T, Dawit. Dorne, D-O-R-N-E.", "DAWIT DORNE"),
+    ("D U B O I F, Duboif", "DUBOIF"),
+])
+def test_letters_said_beside_the_same_word_are_kept_as_spelled(text, letters):
+    assert hear(text, "spell_last").spelled == letters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .hearing import CATALOG_EASTSIDE, hear, intent_names
+from .hearing import CATALOG_EASTSIDE, SLOTS, hear, intent_names
 
 CASES = {
     "book": [
@@ -398,3 +398,29 @@ def test_a_call_back_asked_for_is_still_one(said):
 ])
 def test_a_bill_or_claim_to_be_called_about_is_no_price_question(said, waiting_for):
     assert "price" not in intent_names(hear(said, waiting_for))
+
+
+@pytest.mark.parametrize("said, task", [
+    ("I need to move Tuesday's appointment", "reschedule"),
+    ("can I change tomorrow's booking", "reschedule"),
+    ("I'd like to cancel Friday's appointment", "cancel"),
+    ("I need to get my son in for his follow-up, he's about due", "book"),
+    ("can you fit my daughter in this week", "book"),
+])
+def test_whose_or_which_appointment_said_in_other_words(said, task):
+    assert intent_names(hear(said))[:1] == [task]
+
+
+@pytest.mark.parametrize("said, asks_address", [
+    ("I'm just parking up", False),
+    ("sorry, bear with me, I'm parking the car", False),
+    ("is there parking?", True),
+    ("do you have parking nearby", True),
+])
+def test_parking_asked_about_not_a_caller_parking(said, asks_address):
+    assert ("address" in intent_names(hear(said))) == asks_address
+
+
+def test_that_is_all_right_while_choosing_a_time_is_no_goodbye():
+    said = "nah, that's alright, the other one is fine. I'll take the twelve o'clock"
+    assert "goodbye" not in intent_names(hear(said, "slot_choice", slots=SLOTS))
