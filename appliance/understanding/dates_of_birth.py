@@ -16,10 +16,10 @@ import re
 from datetime import date
 
 from ..domain import Region
-from .calendar_phrases import day_and_month, find_dates, valid_date
+from .calendar_phrases import MONTHS, day_and_month, find_dates, valid_date
 from .normalise import CallerText
 from .signals import WordPattern
-from .spoken_numbers import UNITS, ZERO_WORDS, small_number, year
+from .spoken_numbers import UNITS, ZERO_WORDS, day_ordinal, small_number, year
 
 DOB_MARKER = WordPattern(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
 _DIGITS = re.compile(r"^\d{1,4}$")
@@ -71,8 +71,37 @@ def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, in
             elif _TAKEN_BACK.search(" ".join(ct.tokens[found[2]:mention.start])):
                 found = (born, found[1], mention.end)   # "the 3rd of May 1980, no wait, the 4th of May 1980"
     if found is None:
-        return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region)
+        return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region) or \
+            _year_then_day_and_month(ct, today, region)
     return _year_said_again(ct, found, today)
+
+
+def _year_then_day_and_month(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
+    """The year said first, then the month and day ("fifty-eight, May the thirtieth", "ninety-three, November
+    second"); the day said before the month after a year ("1993, the 2nd of November") is read as any date is."""
+    tokens = ct.tokens
+    for k in range(len(tokens)):
+        said = year(tokens, k, two_digit=True)
+        if said is None:
+            continue
+        value, two_digits, j = said
+        month = MONTHS.get(tokens[j]) if j < len(tokens) else None
+        if month is not None:
+            at = j + 1 + (j + 1 < len(tokens) and tokens[j + 1] == "the")
+            day = day_ordinal(tokens, at, allow_cardinal=True)
+            read = (month, day[0], day[1]) if day is not None else None
+        else:
+            after = [m for m in find_dates(tokens, region, dob=True) if m.start == j and m.year is None
+                     and m.month is not None and m.day is not None]
+            read = (after[0].month, after[0].day, after[0].end) if after else None
+        if read is None:
+            continue
+        month, day_of_month, end = read
+        full = full_year(value, month, day_of_month, today) if two_digits else value
+        born = date_of_birth(full, month, day_of_month, today) if full is not None else None
+        if born is not None:
+            return born, k, end
+    return None
 
 
 # what takes back the part of a date just said: "no", "sorry", "I mean", "actually", "wait"

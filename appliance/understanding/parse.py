@@ -18,7 +18,8 @@ service, window and location), subject to what the question expects:
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+import re
+from datetime import datetime, time, timedelta
 
 from .appointment_references import covered, reference_spans
 from .booking_picks import mentions_every_booking, pick_bookings
@@ -46,6 +47,22 @@ _TARGET_WORDS = frozenset({"to", "until", "till", "into"})
 _ASKS_ABOUT_A_TIME = frozenset({"price", "service_info", "hours", "address"})
 _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "which", "where", "when", "why", "cost", "costs",
                              "price", "charge", "fee"})
+
+
+_THE_DAY_OFFERED = re.compile(r"\b(?:that day|that same day|the same day|same day|that date|on the day)\b")
+
+
+def _on_the_day_offered(ct: CallerText, window, offered) -> object:
+    """A time asked for "that day" while times of one day are on offer ("anything later that day? After five?")
+    is on that day."""
+    if window is None or window.start is not None or not offered or not _THE_DAY_OFFERED.search(ct.text):
+        return window
+    days = {slot.start.date() for slot in offered}
+    if len(days) != 1:
+        return window
+    day = datetime.combine(days.pop(), time(0))
+    return replace(window, start=day, end=day + timedelta(days=1),
+                   label=f"{day:%A} {window.label}".strip() if window.label != "soonest" else f"{day:%A}")
 
 
 def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
@@ -178,6 +195,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
             ct, context.now, context.region, question, spans + dob_span,
             soonest_allowed=not (picking_slot and context.offered_slots), days=days,
         )
+        window = _on_the_day_offered(ct, window, context.offered_slots)
 
     return Utterance(
         text=text,

@@ -49,7 +49,8 @@ _REFUSED_AFTER = re.compile(
     # "ten's a bit tight", "seven thirty is too early for me"
     r"^(?: 's| is| are| would be| will be)? (?:a bit|a little|a wee bit|bit|too|way too|far too|a touch) "
     r"(?:tight|early|late|soon|close)\b|^(?: 's| is| would be) tight\b")
-_THAT_DAY = re.compile(r"\b(?:that day|that date|those days|the day you said|then)\b")
+# "then" is the time offered, not its day ("I'm at work then, anything later that day?")
+_THAT_DAY = re.compile(r"\b(?:that day|that date|those days|the day you said)\b")
 
 
 def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ...] = ()) -> tuple[date, ...]:

@@ -101,6 +101,10 @@ def _negated(ct: CallerText, start: int) -> bool:
     return ct.tokens[k] == "but" and k > clause_start and ct.tokens[k - 1] in ("anything", "anytime", "any", "day")
 
 
+def _one_day(day: DayMention) -> bool:
+    return (day.end - day.first).days == 1
+
+
 def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     if not days:
         return None
@@ -110,6 +114,9 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
         before = ct.tokens[max(0, first.start - 1):first.start]
         if nxt.first == first.first:
             continue  # "Thursday the 26th"
+        if not between and _one_day(first) and _one_day(nxt) and nxt.first.weekday() == first.first.weekday():
+            first = nxt   # "Thursday the 23rd", a Thursday later than the next one: the date says which
+            continue
         if between in (("to",), ("until",), ("till",), ("through",), ("thru",)) or \
                 (between == ("and",) and before in (("between",), ("from",))):
             if nxt.end > first.first:
@@ -171,7 +178,7 @@ def _greeting(ct: CallerText, k: int, window_asked: bool) -> bool:
     return not window_asked and (k == 0 or ct.tokens[k - 1] in _HELLO) and k + 1 < len(ct.tokens) and k + 1 in ct.clause_starts
 
 
-_HELLO = frozenset({"hi", "hello", "hey", "oh"})
+_HELLO = frozenset({"hi", "hello", "hey", "oh", "hiya", "there", "yeah", "well", "um", "erm"})
 
 
 def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[str | None, time | None, time | None]:

@@ -130,7 +130,8 @@ _ALL_GOOD = re.compile(r"\ball good\b")
 _YES_SKIP = _SKIP_AT_HEAD | {"yes", "yeah", "yep", "oh"}
 _NO_SKIP = _SKIP_AT_HEAD | {"yeah", "yes", "sorry", "ok", "um", "er", "actually", "erm", "hmm"}
 _CORRECTION_SKIP = _SKIP_AT_HEAD | {"no", "sorry", "oh", "um"}
-_YES_THEN_NO = re.compile(rf"{_YES_WORD} no\b")
+_YES_THEN_NO = re.compile(rf"{_YES_WORD} (?:no|nah|naw|nope)\b")
+_NO_THEN_YES = re.compile(r"(?:nah|naw) (?:yeah|yep|yes|yea)\b")
 _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
 
 
@@ -205,9 +206,11 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
         if _CORRECTION_HEAD.match(text, pos):
             add_hit(hits, "correction", "high", pos, EVIDENCE["correction"])
 
-    # "yeah no" is a no.
+    # "yeah no" is a no; "nah yeah" ("no, yes, ...") is a yes: the last of the pair is the answer
     if "yes" in hits and "no" in hits and _YES_THEN_NO.match(text):
         del hits["yes"]
+    elif "yes" in hits and "no" in hits and _NO_THEN_YES.match(text):
+        del hits["no"]
 
     # "before I say yes, how much is it?": a yes talked about is not a yes given
     if "yes" in hits and ("say" in ct.words or "before" in ct.words):

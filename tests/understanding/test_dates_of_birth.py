@@ -476,3 +476,13 @@ def test_a_date_of_birth_said_with_the_name_asked_for_is_taken(said, born):
 
 def test_a_date_said_with_the_name_that_is_no_birth_date_is_not_taken():
     assert hear("Jane Doe, I'm booked on the 3rd of December", "full_name").dob is None
+
+
+@pytest.mark.parametrize("said, born", [
+    ("Fifty-eight. May the thirtieth.", date(1958, 5, 30)),
+    ("Ninety-three. November the second.", date(1993, 11, 2)),
+    ("1993, the 2nd of November", date(1993, 11, 2)),
+    ("eighty-five, April third", date(1985, 4, 3)),
+])
+def test_a_date_of_birth_said_year_first(said, born):
+    assert hear(said, "dob").dob == born

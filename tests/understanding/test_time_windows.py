@@ -328,3 +328,21 @@ def test_a_day_told_of_as_gone_by_is_no_window(said):
 def test_a_day_wanted_beside_a_day_told_of(said, label):
     window = hear(said, "time_preference").window
     assert window is not None and window.label in (label, "today")
+
+
+def test_a_weekday_with_its_date_later_than_the_next_such_day_is_that_date():
+    # now is Monday 23 November: "Thursday the 3rd" of December is a Thursday, not this week's
+    window = hear("Thursday the 3rd of December? Any time after three", "time_preference").window
+    assert window.start == day(3, 12) and window.time_from == time(15)
+
+
+def test_a_time_asked_for_that_day_while_times_of_one_day_are_offered_is_on_that_day():
+    window = hear("hmm, I'm at work then. Have you got anything later that day? After five?", "slot_choice",
+                  slots=SLOTS).window
+    assert window.start == day(26) and window.time_from == time(17)
+    assert hear("I'm at work then", "slot_choice", slots=SLOTS).refused_days == ()
+
+
+@pytest.mark.parametrize("said", ["Hiya, morning. Doe, Jane. I'd like a follow-up", "Hi there, morning, I need a follow-up"])
+def test_morning_said_as_a_greeting_after_another_is_no_window(said):
+    assert hear(said).window is None

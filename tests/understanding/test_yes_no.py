@@ -222,3 +222,14 @@ def test_assent_with_a_later_goodbye_is_still_a_yes(said) -> None:
 @pytest.mark.parametrize("written", ["Nana.", "nah nah", "Na-na."])
 def test_a_no_said_twice_and_written_as_one_word_is_never_a_yes(written) -> None:
     assert "yes" not in intent_names(hear(written, "confirm"))
+
+
+@pytest.mark.parametrize("said, answer", [
+    ("Nah yeah, that's right.", "yes"),
+    ("nah yeah", "yes"),
+    ("yeah nah", "no"),
+    ("yeah nah, that's wrong", "no"),
+])
+def test_a_yes_and_a_no_said_as_a_pair_are_the_last_of_the_pair(said, answer):
+    names = [s.name for s in hear(said, "confirm").intents]
+    assert answer in names and ({"yes", "no"} - {answer}).isdisjoint(names)
