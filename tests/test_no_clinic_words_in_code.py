@@ -25,6 +25,7 @@ GENERAL_CARE_WORDS = frozenset({
     "treatment", "vaccination", "flu shot", "flu jab", "flu vaccine", "check-up", "consult", "cleaning",
     "clean", "x-ray", "x ray", "pilates", "acupuncture", "dry needling", "needling", "skin check", "doctor's visit",
     "filling", "fillings", "crown", "extraction", "hygiene", "scale and polish", "check-up and clean",
+    "first visit", "first appointment", "hygienist",
 })
 
 
@@ -37,7 +38,7 @@ def _clinic_files() -> list[dict]:
     and scenario files)."""
     clinics = []
     for path in (sorted((ROOT / "config").rglob("*.yaml")) + sorted((ROOT / "tests" / "scenarios").glob("*.yaml"))
-                 + sorted((ROOT / "tests" / "scenarios_outside").glob("*.yaml"))):
+                 + sorted((ROOT / "tests" / "scenarios_outside").rglob("*.yaml"))):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         block = data.get("clinic", data) if isinstance(data, dict) else None
         if isinstance(block, dict) and "services" in block and "practitioners" in block:

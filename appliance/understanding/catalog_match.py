@@ -12,6 +12,8 @@ practitioner. The index of a catalog is built once and cached.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace, dataclass, field
 from functools import lru_cache
 
@@ -267,11 +269,29 @@ def find_catalog(ct: CallerText, catalog: Catalog, question: Question) -> Catalo
     index = catalog_index(catalog)
     # most lines hold no word a phrase could start at: nothing to match there
     mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
+    if question.wants("service") and not any(m.kind == "service" for m in mentions):
+        mentions = (*mentions, *_the_first_visit(ct, catalog))
     anyone = False
     if not question.personal:
         pattern = _ANYONE_ASKED if question.wants("practitioner") else _ANYONE_SAID
         anyone = pattern.search_in(ct) is not None
     return CatalogFindings(mentions, anyone)
+
+
+# asked which service, "the one for new people", "whatever the first-time one is": the first visit
+_FOR_A_FIRST_VISIT = re.compile(r"\b(?:for (?:new|first time) (?:people|patients?|clients?|ones?)|first time (?:one|"
+                                r"visit|appointment)|(?:the )?first visit|new patient one|for newbies)\b")
+# a service whose name says it is the first visit (general words, not one clinic's)
+_FIRST_VISIT_NAME = re.compile(r"\b(?:initial|new patient|new client|first visit|first appointment)\b")
+
+
+def _the_first_visit(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, ...]:
+    """The clinic's one first-visit service, where the caller asks for it by what it is for."""
+    if not _FOR_A_FIRST_VISIT.search(ct.text.replace("-", " ")):
+        return ()
+    firsts = [s.id for s in catalog.services
+              if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
+    return (CatalogMention("service", firsts[0], 0, 0, "first_visit"),) if len(firsts) == 1 else ()
 
 
 def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[CatalogMention, ...]:
@@ -337,6 +357,7 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
                 break
 
     if not question.personal:   # an answer about the person matches the catalogue only exactly
+        _abbreviated_matches(ct, canon, origin, taken, index, mentions)
         _prefix_matches(ct, origin, taken, prefixes, mentions)
         _fuzzy_matches(ct, canon, origin, taken, index, mentions, cued, heads)
         for kind in ("service", "location"):
@@ -425,6 +446,31 @@ def _roles(index: CatalogIndex, tok: str) -> tuple[tuple[str, int, tuple[str, st
     if not any(role for _word, role, _owner in roles):
         index.plain_words.add(tok)
     return roles
+
+
+_ABBREVIATED_MIN = 3   # letters a shortened word keeps ("Vic" for Victoria, "Mt" is the region's own word)
+
+
+def _abbreviated_matches(ct, canon, origin, taken, index: CatalogIndex, mentions) -> None:
+    """A site's name of several words said with one word shortened and another whole ("Vic" for Victoria, then
+    the rest of the name as it is): every word said is the name's word or the start of it."""
+    n = len(canon)
+    for phrases in index.by_first.values():
+        for ph in phrases:
+            size = len(ph.tokens)
+            if ph.kind != "location" or size < 2:
+                continue
+            for i in range(n - size + 1):
+                said = canon[i:i + size]
+                if any(taken[i:i + size]) or said == list(ph.tokens):
+                    continue
+                whole = sum(a == b for a, b in zip(said, ph.tokens))
+                short = all(a == b or (len(a) >= _ABBREVIATED_MIN and b.startswith(a) and a not in FUNCTION_WORDS)
+                            for a, b in zip(said, ph.tokens))
+                if short and whole >= 1:
+                    mentions.append(_mention(ct, origin, ph.kind, ph.id, i, i + size, "abbreviated"))
+                    for k in range(i, i + size):
+                        taken[k] = True
 
 
 def _prefix_matches(ct, origin, taken, prefixes, mentions) -> None:

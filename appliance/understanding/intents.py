@@ -184,7 +184,8 @@ def _settle(hits: dict[str, Hit], question: Question) -> None:
         del hits["reschedule"]
     # a bill, an insurer or a claim talked of while asking to be called back, or in the message itself, is what
     # the team is to call about, not a question about prices to answer now
-    if weaker_than_high("price") and ("callback" in hits or question.wants("message")):
+    if weaker_than_high("price") and ("callback" in hits or question.wants("message") or question.personal):
+        # ... and so is the card a caller reads their name or date off ("that's what's on the Medicare card")
         del hits["price"]
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):

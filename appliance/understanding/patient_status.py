@@ -30,8 +30,9 @@ _NEW = WordPattern(
     r"\b(?:a |am |brand )new (?:patient|client)\b",
     r"\bnew (?:here|to (?:you|your clinic|the clinic))\b",
     # "to you", "to you lot", "to you guys", "to your practice", "to the surgery"
-    r"\b(?:have|had) not been (?:(?:to (?:you|your|the|this)(?: \w+)?|in|there|here) )?before\b",
-    r"\bnever been (?:to (?:you|your|the|this)|in|there|here|before)\b",
+    r"\b(?:have|had) not been (?:(?:to (?:you|yous|youse|ye|your|the|this)(?: \w+)?|in|there|here) )?before\b",
+    r"\bnever (?:been|come|came|visited|seen you) (?:to (?:you|yous|youse|ye|your|the|this)|in|there|here|before)\b",
+    r"\b(?:have|had) never (?:come|came|visited) (?:to )?(?:you|yous|youse|ye|your|the|this|here|there)\b",
     r"\bfirst (?:time|visit|appointment) (?:with you|at your|at the clinic|here|to your|to the clinic|ever)\b",
     r"\bnot (?:been|seen) (?:you|here|there) before\b",
     r"\bi am (?:brand |totally |completely )?new\b(?! (?:to (?:the|this) (?:area|town|city|country))|number|phone|"

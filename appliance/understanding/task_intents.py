@@ -29,7 +29,9 @@ BOOK = (
          r"\bbook (?:it|that|them|me) (?:in )?(?:for|on)\b",
          r"\b(?:see|seeing|get in to see|come in to see|get in with) (?:a |an |the |one of (?:the|your) )?"
          r"(?:someone|somebody|doctor|dr|physio|physios|physiotherapist|practitioner|therapist|chiro|"
-         r"chiropractor|massage therapist|masseuse|specialist|clinician|gp|nurse)\b",
+         r"chiropractor|massage therapist|masseuse|specialist|clinician|gp|nurse|podiatrist|dentist|osteopath|"
+         r"osteo|hygienist|optometrist|dietitian|dietician|acupuncturist|audiologist|psychologist|counsellor|"
+         r"counselor)\b",
          r"\b(?:fit|squeeze|get|slot|pop|book) (?:me|us|him|her|them|(?:my|our) \w+) in\b",   # "get my son in"
          r"\bcome in (?:for|to see|and see|and get)\b",
          r"\bnext available (?:appointment|time|slot|spot)\b",
@@ -47,11 +49,15 @@ BOOK = (
          r"\b(?:an|another) (?:appointment|booking)\b",
          r"\b(?:first|earliest|next) available\b",
          r"\bwhen can (?:i|we) (?:come|get|see)\b",
+         r"\bcan (?:i|we|he|she) get in\b",   # "can I get in somewhere?", "can I get in this week?"
+         r"\bwhat is the (?:earliest|soonest|next)(?: one| time| appointment| slot)? (?:you|you have|you have got|you "
+         r"got|available)\b",
+         r"\b(?:someone|somebody|you|a physio|a doctor) to (?:look at|check|see to|have a look at) (?:it|this|my)\b",
          # "I'm due my check-up", "she's overdue for a clean"
          r"\b(?:i am|we are|he is|she is|they are|i think i am) (?:due|overdue) (?:for )?(?:a|an|my|our|his|her|"
          r"their)\b",
          # "I'm calling to get my teeth cleaned", "I need to have my knee looked at"
-         r"\b(?:to|can i|could i|i need to|i want to|i would like to) (?:get|have) (?:my|our|his|her|their) "
+         r"\b(?:to|can i|could i|i need to|i want to|i would like to) (?:get|have) (?:my|me|our|his|her|their) "
          r"(?:\w+ ){1,2}(?:looked at|checked|checked out|cleaned|seen to|seen|fixed|treated|sorted|examined|"
          r"assessed|done)\b",
          r"\b(?:if|whether) you (?:have|had|have got|would have) (?:any|anything|a spot|a slot|an opening|room|"
@@ -66,6 +72,9 @@ RESCHEDULE = (
          r"\b(?:move|moving|change|changing|shift|shifting|switch|switching|swap|swapping|push|pushing|bring|"
          r"bringing|put off|put back|adjust|amend|transfer) (?:\w+ ){0,2}?" + _MY + r" (?:\w+ )?"
          r"(?:appointment|appointments|booking|session|visit|consult|consultation|time|date|day)\b",
+         # "move the one with Dr Roe", "change the later one", "shift the Thursday one"
+         r"\b(?:move|change|shift|reschedule|push back|bring forward) the (?:\w+ )?one (?:with|on|at|for)\b|"
+         r"\b(?:move|change|shift|reschedule) the (?:later|earlier|first|second|last|other) one\b",
          r"\b(?:push|pushing|put|bring|bringing|move|moving|shift) (?:it|that|this|them|mine|things) ?"
          r"(?:back|forward|earlier|later|out|up|to (?:another|a different|a later|an earlier))\b",
          r"\b(?:move|change|shift|switch|swap) (?:it|that|this|them|mine) (?:to|for|until|till)\b",
@@ -135,7 +144,7 @@ QUERY = (
     # said with a negation and still a question about the booking: "I can't remember when my appointment is",
     # "I don't know what time I'm booked in", "I've forgotten what day my appointment is"
     rule("query", "high",
-         r"\b(?:remember|recall|know|sure|forgotten|forget|find) (?:when|what time|what day|what date|where) (?:my|our|"
+         r"\b(?:remember|recall|know|sure|forgotten|forget|find|mind) (?:when|what time|what day|what date|where) (?:my|our|"
          r"his|her|the|i am|we are|i have) (?:next |upcoming )?(?:appointment|appointments|booking|bookings|session|"
          r"visit|booked|scheduled|due|coming)\b",
          negation_window=0),

@@ -258,3 +258,15 @@ def test_a_services_own_alias_wins_over_a_word_of_another_services_name():
         heard = hear(said, catalog=catalog)
         assert heard.service_ids == ("clean",), said
         assert "book" in [s.name for s in heard.intents], said
+
+
+def test_a_site_named_with_a_word_shortened():
+    catalog = Catalog(
+        services=(Service("initial", "Initial podiatry assessment", 45, 95.0), Service("std", "Standard consult", 30, 70.0)),
+        locations=(Location("vp", "Victoria Park", "1 Albany Hwy"), Location("north", "North Beach", "2 Beach Rd")),
+        practitioners=(Practitioner("roe", "Jane Roe", ("initial", "std"), ("vp", "north")),),
+    )
+    for said, site in (("Vic Park.", "vp"), ("I'll go to Vic Park please", "vp"), ("North Bch", "north")):
+        assert hear(said, "location", catalog=catalog).location_id == site, said
+    for said in ("the first one, for new people", "whatever the first-time one is"):
+        assert hear(said, "service", catalog=catalog).service_ids == ("initial",), said

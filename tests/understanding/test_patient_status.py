@@ -59,3 +59,9 @@ def test_neither(text: str) -> None:
 ])
 def test_been_before_said_of_the_clinic_in_other_words(said, status):
     assert hear(said).patient_status == status
+
+
+@pytest.mark.parametrize("said", ["I have never come to you before", "I've never been to yous before",
+                                  "I have never visited you"])
+def test_never_been_in_other_words(said):
+    assert hear(said).patient_status == "new"

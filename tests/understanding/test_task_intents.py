@@ -424,3 +424,21 @@ def test_parking_asked_about_not_a_caller_parking(said, asks_address):
 def test_that_is_all_right_while_choosing_a_time_is_no_goodbye():
     said = "nah, that's alright, the other one is fine. I'll take the twelve o'clock"
     assert "goodbye" not in intent_names(hear(said, "slot_choice", slots=SLOTS))
+
+
+@pytest.mark.parametrize("said, task", [
+    ("Can I get in somewhere?", "book"),
+    ("What's the earliest you got?", "book"),
+    ("I need somebody to look at it", "book"),
+    ("Oh, sorry, yeah. I wanna book in, get me heel looked at.", "book"),
+    ("I have never come to you before. My GP said I should see a podiatrist", "book"),
+    ("I gotta move the one with Dr Anna Lee", "reschedule"),
+    ("I need to move the later one", "reschedule"),
+    ("I can't mind when my next appointment is, could you tell us?", "query"),
+])
+def test_more_tasks_said_in_other_words(said, task):
+    assert intent_names(hear(said))[:1] == [task]
+
+
+def test_a_card_a_name_is_read_off_is_no_price_question():
+    assert "price" not in intent_names(hear("Jane Doe, that's what's on the Medicare card", "full_name"))
