@@ -337,6 +337,12 @@ def slots_in_window(ctx: CallContext, env: RuleEnv) -> bool:
 
 
 @rule
+def nothing_on_offer(ctx: CallContext, env: RuleEnv) -> bool:
+    """No times are on offer now: the words that turned a read-back down also changed the search, or the task."""
+    return not ctx.offered
+
+
+@rule
 def offered_too_often(ctx: CallContext, env: RuleEnv) -> bool:
     """Times have been offered for this task more often than the flow allows (`max_offers`): a caller who turns
     down every offer, or whose choice is never understood, is called back by a person rather than offered more."""

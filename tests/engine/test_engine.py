@@ -819,3 +819,26 @@ def test_a_caller_who_turns_down_every_time_offered_is_called_back_not_offered_t
     assert engine.ctx.callback_reason == "no_time_agreed", (result.state, result.reply)
     assert "couldn't find a time that suits you" in result.reply
     assert offers == engine.flow.options["max_offers"]
+
+
+def test_a_no_at_the_booking_read_back_that_asks_for_another_time_searches_again_and_never_breaks(engine):
+    """"No, can we do something after three instead?" turns the offer down and changes the window in one breath:
+    the times on offer are gone, so the agent looks again rather than re-read an offer it no longer has."""
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "Hi, I'd like to book a follow-up at the City clinic", "Sarah Johnson", "fourth of March eighty five",
+        "Thursday afternoon")
+    asked = engine.turn("the first one")
+    assert asked.waiting_for == "confirm", asked.reply
+    after = engine.turn("no wait, sorry, can we do something after three instead? I won't get out of work before")
+    assert "went wrong" not in after.reply and after.waiting_for == "slot_choice", (after.state, after.reply)
+    assert all(slot.start.hour >= 15 for slot in engine.ctx.offered)
+
+
+def test_a_no_at_the_booking_read_back_that_also_sounds_like_a_cancel_never_breaks(engine):
+    """"No wait, I won't make it out of work by five": the no turns the offer down, and the words read as a cancel
+    take the times on offer with them; the agent goes on from what it has, never re-reads an offer it lost."""
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "Hi, I'd like to book a follow-up at the City clinic", "Sarah Johnson", "fourth of March eighty five",
+        "Thursday afternoon", "the first one")
+    after = engine.turn("no wait, sorry, can we do the quarter past instead? I won't make it out of work by five")
+    assert "went wrong" not in after.reply and not after.ended, (after.state, after.reply)
