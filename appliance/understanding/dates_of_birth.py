@@ -19,6 +19,7 @@ from ..domain import Region
 from .calendar_phrases import MONTHS, day_and_month, find_dates, valid_date
 from .normalise import CallerText
 from .signals import WordPattern
+from .yes_no import takes_back
 from .spoken_numbers import UNITS, ZERO_WORDS, day_ordinal, small_number, year
 
 DOB_MARKER = WordPattern(r"\b(?:born|date of birth|birth ?date|birthday|d o b|dob|d\.o\.b)\b")
@@ -68,7 +69,7 @@ def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, in
         if born is not None:
             if found is None:
                 found = (born, mention.start, mention.end)
-            elif _TAKEN_BACK.search(" ".join(ct.tokens[found[2]:mention.start])):
+            elif takes_back(ct.tokens[found[2]:mention.start]):
                 found = (born, found[1], mention.end)   # "the 3rd of May 1980, no wait, the 4th of May 1980"
     if found is None:
         return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region) or \
@@ -104,11 +105,6 @@ def _year_then_day_and_month(ct: CallerText, today: date, region: Region) -> tup
     return None
 
 
-# what takes back the part of a date just said: "no", "sorry", "I mean", "actually", "wait"
-_TAKEN_BACK = re.compile(r"\b(?:no|sorry|i mean|i meant|actually|wait|hang on|hold on|oops|rather|make that|"
-                         r"make it)\b")
-
-
 def _year_said_again(ct: CallerText, found: tuple[date, int, int], today: date) -> tuple[date, int, int]:
     """`found` with its year replaced by one said after it, past words that take the year back ("..., sixty
     five. No, no, sixty four, sorry"), where the day and month still make a date of birth with it."""
@@ -116,7 +112,7 @@ def _year_said_again(ct: CallerText, found: tuple[date, int, int], today: date) 
     tokens = ct.tokens
     k = end
     said_back = False
-    while k < len(tokens) and (tokens[k] in _BACK_WORDS or _TAKEN_BACK.fullmatch(tokens[k])):
+    while k < len(tokens) and tokens[k] in _BACK_WORDS:
         said_back = said_back or tokens[k] in ("no", "sorry", "actually", "wait", "oops", "rather")
         k += 1
     if not said_back:

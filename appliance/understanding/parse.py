@@ -17,8 +17,8 @@ service, window and location), subject to what the question expects:
 
 from __future__ import annotations
 
-from dataclasses import replace
 import re
+from dataclasses import replace
 from datetime import datetime, time, timedelta
 
 from .appointment_references import covered, reference_spans
@@ -38,6 +38,7 @@ from .phones import PHONE_MARKER, find_phone
 from .refused_days import refused_days
 from .slot_picks import pick_slot
 from .time_windows import find_window
+from ..domain import TimeWindow
 from .utterance import ListenContext, PersonName, Utterance
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
@@ -52,7 +53,7 @@ _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "which", "where",
 _THE_DAY_OFFERED = re.compile(r"\b(?:that day|that same day|the same day|same day|that date|on the day)\b")
 
 
-def _on_the_day_offered(ct: CallerText, window, offered) -> object:
+def _on_the_day_offered(ct: CallerText, window: TimeWindow | None, offered) -> TimeWindow | None:
     """A time asked for "that day" while times of one day are on offer ("anything later that day? After five?")
     is on that day."""
     if window is None or window.start is not None or not offered or not _THE_DAY_OFFERED.search(ct.text):

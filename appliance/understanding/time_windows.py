@@ -24,6 +24,7 @@ from .normalise import CallerText
 from .questions import Question
 from .refused_days import refused_days, refused_here, refused_mentions
 from .signals import EITHER_AS_ANY, WordPattern
+from .yes_no import takes_back
 
 _SOONEST = WordPattern(
     r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
@@ -153,18 +154,14 @@ def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
 _TELLING_ENDS = frozenset({"and", "but", "so", "then", "said", "says", "told", "reckons", "thinks", "wants", "because"})
 
 
-# what a caller says on changing their mind in the middle of an answer: "Friday... sorry, no, I meant Thursday",
-# "Tuesday, actually make that Wednesday", "Monday, or rather Tuesday", "Thursday, wait, Friday"
-_CHANGE_OF_MIND = re.compile(r"\b(?:i meant|i mean|actually|wait|make (?:that|it)|or rather|scratch that|hang on|"
-                             r"hold on|no sorry|sorry no|no no|oops)\b")
-
-
 def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayMention]:
-    """The days said after the caller last changed their mind, where a day was said before it and another after
-    it: the later day replaces the earlier one (a day said once, with the correction after it, stands)."""
+    """The days said after the caller last took a day back ("Friday... sorry, no, I meant Thursday", "Tuesday,
+    hang on, Wednesday", "Thursday, make that Friday": `yes_no.takes_back`), where a day was said before and
+    another after: the later day replaces the earlier one (a day said once, with the correction after it, stands)."""
     for k in range(len(days) - 1, 0, -1):
-        between = " ".join(ct.tokens[days[k - 1].end_index:days[k].start])
-        if days[k].first != days[k - 1].first and _CHANGE_OF_MIND.search(between):
+        # the later day's first word too: "make that" takes back only with what it is made into
+        between = ct.tokens[days[k - 1].end_index:days[k].start + 1]
+        if days[k].first != days[k - 1].first and takes_back(between):
             return days[k:]
     return days
 
