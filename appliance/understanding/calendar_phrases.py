@@ -221,7 +221,7 @@ def find_days(tokens: tuple[str, ...], now: datetime, region: Region) -> list[Da
             i = mention.end_index
         else:
             i += 1
-    return _weekday_in_week(tokens, found)
+    return _weeks_from(tokens, _weekday_in_week(tokens, found))
 
 
 _JOINING = frozenset({"of", "on", "in", "the", "morning", "afternoon", "evening", "arvo"})
@@ -247,6 +247,28 @@ def _weekday_in_week(tokens: tuple[str, ...], found: list[DayMention]) -> list[D
                     continue
         out.append(one)
         k += 1
+    return out
+
+
+_WEEKS_FROM = frozenset({"from", "on", "after"})
+
+
+def _weeks_from(tokens: tuple[str, ...], found: list[DayMention]) -> list[DayMention]:
+    """"a week from Tuesday", "two weeks on Friday", "a fortnight from tomorrow": that many weeks after the day
+    named, rather than the day itself."""
+    out: list[DayMention] = []
+    for mention in found:
+        at = mention.start
+        if (mention.end - mention.first).days == 1 and at >= 3 and tokens[at - 1] in _WEEKS_FROM \
+                and tokens[at - 2] in ("week", "weeks", "fortnight", "fortnights"):
+            count = _N_WORDS.get(tokens[at - 3])
+            if count is not None and count <= 6:
+                weeks = count * (2 if tokens[at - 2].startswith("fortnight") else 1)
+                day = mention.first + timedelta(weeks=weeks)
+                said = " ".join(tokens[at - 3:at - 1])
+                mention = DayMention(day, day + timedelta(days=1), f"{said} from {mention.label}", at - 3,
+                                     mention.end_index, mention.part)
+        out.append(mention)
     return out
 
 

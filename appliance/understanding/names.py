@@ -359,7 +359,11 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
     j = i
     while j < n and len(parts) < limit:
         if j > i and j in ct.clause_starts:
-            break
+            if not (parts and tokens[j] == parts[-1] and j + 1 < n and _name_like(tokens[j + 1], blocked)):
+                break
+            # "it's Jane, Jane Doe": the caller starts the name over in a new clause, and goes on with it
+            j += 1
+            continue
         tok = tokens[j]
         if j > i and j in ct.hyphen_joined and parts and _NAME_TOKEN.match(tok):
             parts[-1] += "-" + tok
@@ -384,6 +388,9 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
         if not parts and _NOT_NAME_SUFFIX.search(tok) and len(tok) >= 6 and tok not in NAME_WORDS \
                 and not _stands_as_a_name(ct, j, blocked):
             break
+        if parts and tok == parts[-1]:
+            j += 1   # a name word said again at once is the caller starting over ("it's Jane... Jane Doe")
+            continue
         parts.append(tok)
         words.append(tok)
         j += 1

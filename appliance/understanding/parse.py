@@ -6,7 +6,7 @@ caller who says "book me a flu shot Friday at Second Street" gets intent,
 service, window and location), subject to what the question expects:
 - a bare name only when a name was asked for; a marked one ("my name is") always;
 - a date of birth when asked for, or marked ("born", "date of birth"), or in a correction, or at a read-back
-  when its year is long past;
+  or with a name when its year is long past;
 - a phone number when asked for, or marked ("my number is", "call me on"), or in a correction;
 - no time window in an answer about the person (a date of birth, number, name or spelling),
   none from words that describe an existing appointment ("my appointment tomorrow"),
@@ -23,7 +23,7 @@ from datetime import datetime, time, timedelta
 
 from .appointment_references import covered, reference_spans
 from .booking_picks import mentions_every_booking, pick_bookings
-from .calendar_phrases import find_days, may_name_days
+from .calendar_phrases import WEEKDAYS, find_days, may_name_days
 from .clock_times import find_times
 from .catalog_match import CatalogFindings, CatalogMention, catalog_index, find_catalog
 from .choice_constraints import read_constraints
@@ -51,19 +51,36 @@ _QUESTION_WORDS = frozenset({"how", "what", "what's", "whats", "which", "where",
 
 
 _THE_DAY_OFFERED = re.compile(r"\b(?:that day|that same day|the same day|same day|that date|on the day)\b")
+# "that Tuesday", "the same Friday": a weekday already spoken of, here the one on offer
+_THAT_WEEKDAY = re.compile(r"\b(?:that|the same|that same) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b")
 
 
-def _on_the_day_offered(ct: CallerText, window: TimeWindow | None, offered) -> TimeWindow | None:
-    """A time asked for "that day" while times of one day are on offer ("anything later that day? After five?")
-    is on that day."""
-    if window is None or window.start is not None or not offered or not _THE_DAY_OFFERED.search(ct.text):
+def _on_the_day_offered(ct: CallerText, window: TimeWindow | None, offered, times) -> TimeWindow | None:
+    """A time asked for on the day whose times are on offer is on that day: said as "that day" ("anything later
+    that day? After five?"), as "that Tuesday" where a Tuesday is on offer, or as a clock time alone while one
+    day's times are on offer ("ten fifteen's better"), where a caller changes the time and keeps the day."""
+    if window is None or not offered:
         return window
     days = {slot.start.date() for slot in offered}
-    if len(days) != 1:
+    that = _THAT_WEEKDAY.search(ct.text)
+    if that is not None:
+        named = [day for day in days if WEEKDAYS[that.group(1)] == day.weekday()]
+        if len(named) == 1:
+            return _on(window, named[0])
+    if window.start is not None or len(days) != 1:
         return window
-    day = datetime.combine(days.pop(), time(0))
-    return replace(window, start=day, end=day + timedelta(days=1),
-                   label=f"{day:%A} {window.label}".strip() if window.label != "soonest" else f"{day:%A}")
+    if _THE_DAY_OFFERED.search(ct.text) or (times and window.time_from is not None and window.time_to is None):
+        return _on(window, days.pop())
+    return window
+
+
+def _on(window: TimeWindow, day) -> TimeWindow:
+    start = datetime.combine(day, time(0))
+    label = window.label
+    if window.start is not None:  # the weekday said is the day on offer: keep the part of day after it
+        label = label.split(" ", 1)[1] if " " in label else ""
+    return replace(window, start=start, end=start + timedelta(days=1),
+                   label=f"{start:%A} {label}".strip() if label != "soonest" else f"{start:%A}")
 
 
 def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
@@ -136,10 +153,10 @@ def understand(text: str, context: ListenContext) -> Utterance:
     dob = None
     dob_span: list[tuple[int, int]] = []
     expected_dob = question.wants("dob") or correcting or DOB_MARKER.search_in(ct)
-    if expected_dob or question.read_back or name_asked:
+    if expected_dob or question.read_back or name_asked or name is not None:
         found = find_dob_span(ct, today, context.region)
         # at a read-back, a date only where its year is long past: no booking is in a year gone by; so too a date
-        # said with the name asked for ("it's Jane Doe, fifteenth of July ninety-one")
+        # said with a name, asked for or not ("it's Jane Doe, fifteenth of July ninety-one, I need a follow-up")
         if found is not None and (expected_dob or found[0].year < today.year - 1):
             dob, start, end = found
             dob_span = [(start, end)]
@@ -196,7 +213,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
             ct, context.now, context.region, question, spans + dob_span,
             soonest_allowed=not (picking_slot and context.offered_slots), days=days,
         )
-        window = _on_the_day_offered(ct, window, context.offered_slots)
+        window = _on_the_day_offered(ct, window, context.offered_slots, times)
 
     return Utterance(
         text=text,

@@ -17,19 +17,22 @@ from ..domain import Slot
 from .calendar_phrases import DayMention
 from .normalise import CallerText
 
-# what a caller (or someone of theirs) may have on that day
+# what a caller (or someone of theirs) may have on that day, once or every week ("he has dialysis Mondays",
+# "I've got classes on Wednesdays", "she has chemo Tuesdays")
 _EVENT = (r"(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
           r"graduation|concert|conference|hen do|stag do|birthday party|surgery|operation|assembly|recital|performance|"
-          r"tournament|race)")
-# before the day, in its clause: "can't do", "won't make it on", "I'm working on", "except", "not"
+          r"tournament|race|dialysis|chemo|chemotherapy|radiotherapy|infusion|treatment|therapy|class|classes|lessons?|"
+          r"lectures?|shifts?|training|practice|court|school run|physio)")
+# before the day, in its clause: "can't do", "won't make it on", "I'm working on", "except", "not"; never "I'm off
+# (on) Friday", which is a day free of work
 _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:can not|could not|will not be able to|would not be able to|am not able to|unable to|not able to|"
     r"can not really|do not think i can)(?: \w+){0,2}?(?: do| make| manage| come(?: in)?| get in| attend| be there|"
-    r"make it)|\b(?:i am|i will be|we are|i have got|i have) (?:busy|working|at work|away|out|off|not free|not around|"
+    r"make it)|\b(?:i am|i will be|we are|i have got|i have) (?:busy|working|at work|away|out|not free|not around|"
     r"not available|work|plans|a meeting|something on)|\bi work|"
     # an event the caller (or theirs) has that day: "I've a wedding at the weekend", "I have a match on Saturday",
     # "my daughter's got her school assembly Thursday morning"
-    r"\b(?:i|we|he|she|they|\w+ 's|\w+ has) (?:have|has|have got|has got|got|am going to|are going to|is going to|"
+    r"\b(?:i|we|he|she|they|\w+ 's|\w+ has) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
     r"will be at|am at|are at|is at) (?:a|an|my|our|his|her|their|the|this|that)?"
     r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
     r"\bother than|\banything but|\bnot on|\bjust not)(?: on| that| this| the)*(?: very)? $")

@@ -106,6 +106,11 @@ def _one_day(day: DayMention) -> bool:
     return (day.end - day.first).days == 1
 
 
+# what may come between a weekday and the date that says which one ("Tuesday afternoon, that's the first")
+_BETWEEN_DAY_AND_DATE = frozenset({"morning", "afternoon", "evening", "arvo", "that", "is", "so", "on", "i", "mean",
+                                   "um", "er", "uh"})
+
+
 def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     if not days:
         return None
@@ -115,8 +120,9 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
         before = ct.tokens[max(0, first.start - 1):first.start]
         if nxt.first == first.first:
             continue  # "Thursday the 26th"
-        if not between and _one_day(first) and _one_day(nxt) and nxt.first.weekday() == first.first.weekday():
-            first = nxt   # "Thursday the 23rd", a Thursday later than the next one: the date says which
+        if set(between) <= _BETWEEN_DAY_AND_DATE and _one_day(first) and _one_day(nxt) \
+                and nxt.first.weekday() == first.first.weekday():
+            first = nxt   # "Thursday the 23rd", "Tuesday afternoon? The first?": the date says which of its weekday
             continue
         if between in (("to",), ("until",), ("till",), ("through",), ("thru",)) or \
                 (between == ("and",) and before in (("between",), ("from",))):
@@ -131,37 +137,68 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
 
 
 # what happened to the caller, said before the day it happened on ("I was playing football on Saturday", "I hurt
-# it on Monday", "I saw her on Tuesday", "it's been clicking since Saturday", "she's been on at me all weekend"):
-# a day gone by, told of, never the day wanted
+# it on Monday", "I saw her on Tuesday", "it's been clicking since Saturday", "she's been on at me all weekend",
+# "I woke up Sunday with it"): a day gone by, told of, never the day wanted
 _PAST_BEFORE = re.compile(
-    r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|"
+    r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|woke|"
     r"had|got hurt|been|since|was (?!hoping|wondering|thinking|looking|calling|ringing|going|trying|after|told|asked|"
     r"meant|supposed|wanting)\w+ing|were (?!hoping|wondering|thinking|looking|calling|ringing|going|trying)\w+ing)\b")
+# how a complaint shows itself, said before a time of day ("it aches in the mornings", "stiff every evening",
+# "it wakes me at night"): when it hurts, not when the caller can come
+_SYMPTOM_BEFORE = re.compile(
+    r"\b(?:aches?|aching|ached|hurts|hurting|sore|stiff|stiffer|stiffness|killing|throbbing|throbs|swollen|swells|"
+    r"swelling|worse|flares?|flared|flaring|wakes?|waking|keeps)\b")
 
 
 def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
     """Whether the day is said in a clause that tells of something that happened (`_PAST_BEFORE` before it)."""
-    start = ct.clause_of(day.start)[0]
     if day.start >= 1 and ct.tokens[day.start - 1] == "all" and ct.tokens[day.start - 2:day.start - 1] != ("at",):
         return True   # "all weekend", "all week": how long something went on
-    k = day.start
+    return _PAST_BEFORE.search(_told_before(ct, day.start)) is not None
+
+
+def _told_of_as_complaint(ct: CallerText, at: int) -> bool:
+    """Whether the time of day at token `at` is said where the caller tells of what happened or how the complaint
+    shows itself ("I hurt it this morning", "it's been killing me every morning", "it aches in the evenings")."""
+    told = _told_before(ct, at)
+    return _PAST_BEFORE.search(told) is not None or _SYMPTOM_BEFORE.search(told) is not None
+
+
+def _told_before(ct: CallerText, at: int) -> str:
+    """The words of the telling that token `at` closes: back to its clause's start or to a word after which a
+    caller goes on to something else."""
+    start = ct.clause_of(at)[0]
+    k = at
     while k > start and ct.tokens[k - 1] not in _TELLING_ENDS:
         k -= 1
-    return _PAST_BEFORE.search(" ".join(ct.tokens[k:day.start])) is not None
+    return " ".join(ct.tokens[k:at])
 
 
-# words after which a caller goes on to something else ("I saw her Tuesday and she said to come back Friday")
-_TELLING_ENDS = frozenset({"and", "but", "so", "then", "said", "says", "told", "reckons", "thinks", "wants", "because"})
+# words after which a caller goes on to something else ("I saw her Tuesday and she said to come back Friday",
+# "it's sore can I come in the morning")
+_TELLING_ENDS = frozenset({"and", "but", "so", "then", "said", "says", "told", "reckons", "thinks", "wants", "because",
+                           "can", "could", "would", "need", "want", "like"})
 
 
 def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayMention]:
     """The days said after the caller last took a day back ("Friday... sorry, no, I meant Thursday", "Tuesday,
     hang on, Wednesday", "Thursday, make that Friday": `yes_no.takes_back`), where a day was said before and
-    another after: the later day replaces the earlier one (a day said once, with the correction after it, stands)."""
+    another after: the later day replaces the earlier one (a day said once, with the correction after it, stands).
+    A day said with "instead" after it ("let's say Thursday afternoon instead") replaces what was said before, the
+    same day at another time of it too."""
+    # the day replaced, said after "instead of" or "rather than" ("Friday instead of Thursday"), is not wanted
+    days = [d for d in days if ct.tokens[max(0, d.start - 2):d.start] not in (("instead", "of"), ("rather", "than"))]
+    for k in range(len(days) - 1, 0, -1):
+        if "instead" in ct.tokens[days[k].end_index:days[k].end_index + 2] \
+                and ct.tokens[days[k].end_index + 1:days[k].end_index + 3] != ("instead", "of"):
+            return days[k:]
     for k in range(len(days) - 1, 0, -1):
         # the later day's first word too: "make that" takes back only with what it is made into
-        between = ct.tokens[days[k - 1].end_index:days[k].start + 1]
-        if days[k].first != days[k - 1].first and takes_back(between):
+        after = days[k - 1].end_index
+        after += after < len(ct.tokens) and ct.tokens[after] in _PARTS   # its time of day is no part of the take-back
+        between = ct.tokens[after:days[k].start + 1]
+        other = days[k].first != days[k - 1].first or _part_said_with(ct, days[k]) != _part_said_with(ct, days[k - 1])
+        if other and takes_back(between):
             return days[k:]
     return days
 
@@ -193,6 +230,8 @@ def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[
             at = k - (1 if prev in ("the", "early", "late", "mid") else 0)
             if _negated(ct, at) or refused_here(ct, at, k + 1):
                 continue   # "no mornings", "I can't do mornings", "mornings are no good"
+            if _told_of_as_complaint(ct, at):
+                continue
             name = _PART_NAME.get(tok, "evening" if tok == "night" else tok)
             if (prev, name) in _MODIFIED:
                 lo, hi = _MODIFIED[(prev, name)]

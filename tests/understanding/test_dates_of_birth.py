@@ -486,3 +486,8 @@ def test_a_date_said_with_the_name_that_is_no_birth_date_is_not_taken():
 ])
 def test_a_date_of_birth_said_year_first(said, born):
     assert hear(said, "dob").dob == born
+
+
+def test_a_date_with_a_long_past_year_said_with_the_callers_name_is_their_birth_date_not_a_day_wanted():
+    utterance = hear("Hi, it's Jane Doe here, nineteenth of August seventy-two, I need to book a follow-up")
+    assert utterance.dob == date(1972, 8, 19) and utterance.window is None

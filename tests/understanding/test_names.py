@@ -571,3 +571,10 @@ def test_the_end_of_a_number_before_a_pronoun_is_no_letter_doubled(said):
 ])
 def test_letters_said_beside_the_same_word_are_kept_as_spelled(text, letters):
     assert hear(text, "spell_last").spelled == letters
+
+
+@pytest.mark.parametrize("said", ["Yeah hi, this is Jane — Jane Doe, not my mother", "it's Jane, Jane Doe",
+                                  "this is Jane um Jane Doe"])
+def test_a_given_name_said_twice_as_the_caller_starts_over_is_said_once(said):
+    name = hear(said).name
+    assert (name.first, name.last) == ("Jane", "Doe")

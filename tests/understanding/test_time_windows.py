@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time
+from dataclasses import replace
+from datetime import datetime, time, timedelta
 
 import pytest
 
@@ -346,3 +347,103 @@ def test_a_time_asked_for_that_day_while_times_of_one_day_are_offered_is_on_that
 @pytest.mark.parametrize("said", ["Hiya, morning. Doe, Jane. I'd like a follow-up", "Hi there, morning, I need a follow-up"])
 def test_morning_said_as_a_greeting_after_another_is_no_window(said):
     assert hear(said).window is None
+
+
+@pytest.mark.parametrize("said, start", [
+    ("a week from Tuesday", day(1, 12)),
+    ("a week on Tuesday", day(1, 12)),
+    ("a week from this coming Tuesday, any time after four-thirty", day(1, 12)),
+    ("two weeks from Friday", day(11, 12)),
+    ("a fortnight on Thursday", day(10, 12)),
+    ("a week from tomorrow", day(1, 12)),
+])
+def test_weeks_counted_from_a_day_named_are_that_many_weeks_after_it(said, start):
+    window = hear(said, "time_preference").window
+    assert window.start == start and window.end == start.replace(day=start.day + 1)
+
+
+@pytest.mark.parametrize("said, at", [
+    ("ten fifteen's better, gives me time to drop my son at school", time(10, 15)),
+    ("half one, yeah, the one-thirty", time(13, 30)),
+    ("the quarter past five, please", time(17, 15)),
+    ("anything after four thirty?", time(16, 30)),
+])
+def test_a_clock_time_said_alone_while_one_days_times_are_offered_keeps_that_day(said, at):
+    window = hear(said, "slot_choice", slots=SLOTS).window
+    assert window.start == day(26) and window.time_from == at
+
+
+def _a_week_later(slots):
+    return tuple(replace(slot, start=slot.start + timedelta(days=7)) for slot in slots)
+
+
+@pytest.mark.parametrize("said", [
+    "those are too early for me. Does she have anything that Thursday in the afternoon?",
+    "what about later on that Thursday",
+    "anything the same Thursday after two?",
+])
+def test_that_weekday_while_that_weekday_is_on_offer_is_the_day_on_offer(said):
+    window = hear(said, "slot_choice", slots=_a_week_later(SLOTS)).window
+    assert window.start == day(3, 12)
+
+
+@pytest.mark.parametrize("said", [
+    "My heel's been killing me every morning for like a month, can I get in to see somebody?",
+    "I hurt my back this morning, can I get in?",
+    "I woke up this morning with a sore jaw, can I see someone?",
+    "it aches in the mornings, can I book a physio?",
+])
+def test_a_time_of_day_told_of_with_the_complaint_is_no_window(said):
+    assert hear(said).window is None
+
+
+@pytest.mark.parametrize("said, label", [
+    ("I'm free every morning, can I book a cleaning?", "morning"),
+    ("my back is sore can I come in the morning", "morning"),
+    ("it hurts when I walk, could I come Thursday afternoon", "Thursday afternoon"),
+])
+def test_a_time_of_day_wanted_beside_a_complaint(said, label):
+    assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said, label", [
+    ("Friday morning if you got anything, I'm off Fridays", "Friday morning"),
+    ("I'm off on Friday so that works", "Friday"),
+    ("Friday would be best, I'm off work that day", "Friday"),
+])
+def test_a_day_off_work_is_a_day_free(said, label):
+    utterance = hear(said, "time_preference")
+    assert utterance.window.label == label and utterance.refused_days == ()
+
+
+@pytest.mark.parametrize("said, refused, label", [
+    ("Monday's no good, he has dialysis Mondays... Tuesday afternoon?", day(23), "Tuesday afternoon"),
+    ("she's got chemo on Tuesdays, so Wednesday", day(24), "Wednesday"),
+    ("I have classes Wednesday, Thursday morning?", day(25), "Thursday morning"),
+    ("I've a shift Friday so maybe Thursday", day(27), "Thursday"),
+])
+def test_a_day_with_a_standing_commitment_is_refused(said, refused, label):
+    utterance = hear(said, "time_preference")
+    assert refused.date() in utterance.refused_days and utterance.window.label == label
+
+
+@pytest.mark.parametrize("said", [
+    "Tuesday afternoon? The 8th?",
+    "Tuesday, that's the 8th",
+    "Tuesday afternoon, I mean the 8th",
+])
+def test_a_weekday_and_then_its_date_is_that_date(said):
+    assert hear(said, "time_preference").window.start == day(8, 12)
+
+
+@pytest.mark.parametrize("said, label", [
+    ("Thursday morning? Oh, no, wait, shoot, I'm driving my granny to her appointment Thursday morning. "
+     "Let's say Thursday afternoon instead.", "Thursday afternoon"),
+    ("Thursday morning, oh no wait, I'm at work Thursday morning, Thursday afternoon then", "Thursday afternoon"),
+    ("Tuesday morning, actually can we do Tuesday afternoon instead", "Tuesday afternoon"),
+    ("Tuesday morning, no sorry, Tuesday afternoon", "Tuesday afternoon"),
+    ("Friday instead of Thursday", "Friday"),
+    ("rather than Monday, could we do Tuesday", "Tuesday"),
+])
+def test_the_time_of_a_day_taken_back_for_another_time_of_it(said, label):
+    assert hear(said, "time_preference").window.label == label
