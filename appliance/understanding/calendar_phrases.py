@@ -254,19 +254,21 @@ _WEEKS_FROM = frozenset({"from", "on", "after"})
 
 
 def _weeks_from(tokens: tuple[str, ...], found: list[DayMention]) -> list[DayMention]:
-    """"a week from Tuesday", "two weeks on Friday", "a fortnight from tomorrow": that many weeks after the day
-    named, rather than the day itself."""
+    """"a week from Tuesday", "two weeks on Friday", "a fortnight from tomorrow", "a week Tuesday": that many weeks
+    after the day named, rather than the day itself."""
     out: list[DayMention] = []
     for mention in found:
         at = mention.start
-        if (mention.end - mention.first).days == 1 and at >= 3 and tokens[at - 1] in _WEEKS_FROM \
-                and tokens[at - 2] in ("week", "weeks", "fortnight", "fortnights"):
-            count = _N_WORDS.get(tokens[at - 3])
+        # "a week from Tuesday", and "a week Tuesday" with the "from" left out
+        unit_at = at - 2 if at >= 1 and tokens[at - 1] in _WEEKS_FROM else at - 1
+        if (mention.end - mention.first).days == 1 and unit_at >= 1 \
+                and tokens[unit_at] in ("week", "weeks", "fortnight", "fortnights"):
+            count = _N_WORDS.get(tokens[unit_at - 1])
             if count is not None and count <= 6:
-                weeks = count * (2 if tokens[at - 2].startswith("fortnight") else 1)
+                weeks = count * (2 if tokens[unit_at].startswith("fortnight") else 1)
                 day = mention.first + timedelta(weeks=weeks)
-                said = " ".join(tokens[at - 3:at - 1])
-                mention = DayMention(day, day + timedelta(days=1), f"{said} from {mention.label}", at - 3,
+                said = " ".join(tokens[unit_at - 1:unit_at + 1])
+                mention = DayMention(day, day + timedelta(days=1), f"{said} from {mention.label}", unit_at - 1,
                                      mention.end_index, mention.part)
         out.append(mention)
     return out

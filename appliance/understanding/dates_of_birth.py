@@ -72,9 +72,33 @@ def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, in
             elif takes_back(ct.tokens[found[2]:mention.start]):
                 found = (born, found[1], mention.end)   # "the 3rd of May 1980, no wait, the 4th of May 1980"
     if found is None:
-        return _spaced_numbers(ct, today, region) or _digit_pairs(ct, today, region) or \
-            _year_then_day_and_month(ct, today, region)
+        return _put_right_before_the_year(ct, today, region) or _spaced_numbers(ct, today, region) or \
+            _digit_pairs(ct, today, region) or _year_then_day_and_month(ct, today, region)
     return _year_said_again(ct, found, today)
+
+
+def _put_right_before_the_year(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
+    """A day put right before the year is said ("May the 29th, sorry, the 28th, 1990", "May twenty-ninth, no,
+    twenty-eighth, May twenty-eighth, nineteen ninety"): the month and day said last, with the year after them."""
+    mentions = [m for m in find_dates(ct.tokens, region, dob=True) if m.year is None]
+    if len(mentions) < 2:
+        return None
+    month = day = None
+    for k, mention in enumerate(mentions):
+        if k and not takes_back(ct.tokens[mentions[k - 1].end:mention.start]) and mention.start > mentions[k - 1].end:
+            return None
+        month = mention.month or month
+        day = mention.day or day
+    if month is None or day is None:
+        return None
+    for k in range(mentions[-1].end, len(ct.tokens)):
+        said = year(ct.tokens, k, two_digit=True)
+        if said is not None:
+            value, two_digits, end = said
+            full = full_year(value, month, day, today) if two_digits else value
+            born = date_of_birth(full, month, day, today) if full is not None else None
+            return (born, mentions[0].start, end) if born is not None else None
+    return None
 
 
 def _year_then_day_and_month(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:

@@ -22,7 +22,7 @@ from .normalise import CallerText
 _EVENT = (r"(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
           r"graduation|concert|conference|hen do|stag do|birthday party|surgery|operation|assembly|recital|performance|"
           r"tournament|race|dialysis|chemo|chemotherapy|radiotherapy|infusion|treatment|therapy|class|classes|lessons?|"
-          r"lectures?|shifts?|training|practice|court|school run|physio)")
+          r"lectures?|shifts?|training|practice|court|school run|physio|thing)")
 # before the day, in its clause: "can't do", "won't make it on", "I'm working on", "except", "not"; never "I'm off
 # (on) Friday", which is a day free of work
 _REFUSED_BEFORE = re.compile(
@@ -32,8 +32,8 @@ _REFUSED_BEFORE = re.compile(
     r"not available|work|plans|a meeting|something on)|\bi work|"
     # an event the caller (or theirs) has that day: "I've a wedding at the weekend", "I have a match on Saturday",
     # "my daughter's got her school assembly Thursday morning"
-    r"\b(?:i|we|he|she|they|\w+ 's|\w+ has) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
-    r"will be at|am at|are at|is at) (?:a|an|my|our|his|her|their|the|this|that)?"
+    r"\b(?:(?:i|we|he|she|they|\w+ 's) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
+    r"will be at|am at|are at|is at)|\w+ has(?: got)?) (?:a|an|my|our|his|her|their|the|this|that)?"
     r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
     r"\bother than|\banything but|\bnot on|\bjust not)(?: on| that| this| the)*(?: very)? $")
 # after the day, in its clause: "is no good", "doesn't work", "is out", "I can't"

@@ -161,7 +161,8 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
             if not two_digit:
                 return None
             rest = small_number(tokens, i)
-            return (rest[0], True, rest[1]) if rest else None
+            return (rest[0], True, rest[1]) if rest and not (rest[1] == i + 1 and _ordinal_goes_on(tokens, rest[1])) \
+                else None
     if tok == "two" and i + 1 < len(tokens) and tokens[i + 1] == "thousand":
         j = i + 2
         if j < len(tokens) and tokens[j] == "and":
@@ -174,9 +175,14 @@ def year(tokens: tuple[str, ...], i: int, two_digit: bool) -> tuple[int, bool, i
         if tok in ZERO_WORDS and tok != "zero" and _unit(tokens, i + 1) is not None:
             return _unit(tokens, i + 1), True, i + 2
         rest = small_number(tokens, i)
-        if rest and rest[0] >= 10:
+        if rest and rest[0] >= 10 and not (rest[1] == i + 1 and _ordinal_goes_on(tokens, rest[1])):
             return rest[0], True, rest[1]
     return None
+
+
+def _ordinal_goes_on(tokens: tuple[str, ...], k: int) -> bool:
+    """Whether a tens word read alone goes on into an ordinal ("twenty eighth"): a day of the month, not a year."""
+    return k < len(tokens) and tokens[k] in ORDINAL_UNITS
 
 
 def digit_runs(tokens: tuple[str, ...]) -> list[tuple[str, int, int]]:

@@ -75,15 +75,19 @@ RESCHEDULE = (
          # "move the one with Dr Roe", "change the later one", "shift the Thursday one"
          r"\b(?:move|change|shift|reschedule|push back|bring forward) the (?:\w+ )?one (?:with|on|at|for)\b|"
          r"\b(?:move|change|shift|reschedule) the (?:later|earlier|first|second|last|other) one\b",
+         # "I need to move the Thursday one", "push the massage one"
+         r"\b(?:move|change|shift|push|reschedule) the \w+ one\b",
          r"\b(?:push|pushing|put|bring|bringing|move|moving|shift) (?:it|that|this|them|mine|things) ?"
          r"(?:back|forward|earlier|later|out|up|to (?:another|a different|a later|an earlier))\b",
-         r"\b(?:move|change|shift|switch|swap) (?:it|that|this|them|mine) (?:to|for|until|till)\b",
+         r"\b(?:move|change|shift|switch|swap|push|bump) (?:it|that|this|them|mine) (?:to|for|until|till)\b",
+         # "push back my follow-up", "bump back the one on Friday"
+         r"\b(?:push|pushing|bump|bumping) back (?:my|our|his|her|their|the|it|that)\b",
          r"\bcancel\w*\b(?: [a-z']+){0,6} and (?:re ?book|book|make|get|schedule|find) (?:another|a new|a different|"
          r"one for|it for|me in for|something)\b"),
     rule("reschedule", "medium",
          r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
          r"\bmake it (?:later|earlier)\b",
-         r"\b(?:move|change|shift) (?:it|that|this|them)\b",
+         r"\b(?:move|change|shift|push|bump) (?:it|that|this|them)\b",
          r"\b(?:move|change|shift) one of (?:them|those|these)\b"),
 )
 
@@ -173,6 +177,9 @@ HOURS = (
          r"\bopen (?:on|this|tomorrow|today|on the|weekends?|saturdays?|sundays?|mondays?|late|early|public holidays|"
          r"after hours|at (?:night|weekends))\b",
          r"\b(?:what|which) days (?:are|do) you\b",
+         # "do you do Saturdays at all?", "do you work weekends?", "do you open late evenings?"
+         r"\bdo you (?:do|work|open|see (?:people|patients|anyone)) (?:on )?(?:a )?(?:late )?(?:saturdays?|sundays?|"
+         r"weekends?|the weekend|evenings?|nights?)\b",
          r"\b(?:closing|opening) time\b",
          r"\bwhen are you (?:open|closed)\b|\bwhen do you (?:open|close)\b"),
     rule("hours", "medium", r"\bhours\b(?! (?:ago|later|earlier))"),
@@ -235,11 +242,14 @@ HUMAN = (
          r"\b(?:someone|you) (?:called|rang) me\b|\bgot a (?:call|message) from\b"),
 )
 
-# "I'll ring back", "I'll just call back later", "let me call back": the caller will call again, which asks nothing
+# "I'll ring back", "I'll just call back later", "let me call back", "I'll check and call back": the caller will call
+# again, which asks nothing
 _CALLER_WILL = (r"(?<!\bi will )(?<!\bwe will )(?<!\bi will just )(?<!\bi will have to )(?<!\bi will try and )"
                 r"(?<!\bi will try to )(?<!\bi can )(?<!\bi can just )(?<!\bi shall )(?<!\bi am going to )"
                 r"(?<!\bi might )(?<!\bi may )(?<!\bi could )(?<!\blet me )(?<!\bi would better )(?<!\bi need to )"
-                r"(?<!\bi will give you a )(?<!\bi will give them a )")
+                r"(?<!\bi will give you a )(?<!\bi will give them a )"
+                # "I'll have a think and ring back": the caller's own plan, said after what they will do first
+                r"(?<!\band )(?<!\bthen )")
 
 CALLBACK = (
     rule("callback", "high",

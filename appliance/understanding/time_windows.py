@@ -185,10 +185,12 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
     hang on, Wednesday", "Thursday, make that Friday": `yes_no.takes_back`), where a day was said before and
     another after: the later day replaces the earlier one (a day said once, with the correction after it, stands).
     A day said with "instead" after it ("let's say Thursday afternoon instead") replaces what was said before, the
-    same day at another time of it too."""
+    same day at another time of it too; so does a day concluded with "so" ("she's off Friday, so Monday?")."""
     # the day replaced, said after "instead of" or "rather than" ("Friday instead of Thursday"), is not wanted
     days = [d for d in days if ct.tokens[max(0, d.start - 2):d.start] not in (("instead", "of"), ("rather", "than"))]
     for k in range(len(days) - 1, 0, -1):
+        if days[k].first != days[k - 1].first and _concluded(ct, days[k]):
+            return days[k:]
         if "instead" in ct.tokens[days[k].end_index:days[k].end_index + 2] \
                 and ct.tokens[days[k].end_index + 1:days[k].end_index + 3] != ("instead", "of"):
             return days[k:]
@@ -201,6 +203,21 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
         if other and takes_back(between):
             return days[k:]
     return days
+
+
+# what may come between "so" and the day it concludes with ("so maybe Monday", "so could we do Monday")
+_ASKING_WORDS = frozenset({"maybe", "perhaps", "um", "er", "uh", "could", "can", "we", "i", "you", "do", "how", "what",
+                           "about", "is", "there", "anything", "on", "say", "let", "us", "then", "the", "come", "in",
+                           "shall", "make", "it"})
+
+
+def _concluded(ct: CallerText, day: DayMention) -> bool:
+    """Whether the day is what the caller concludes with after telling of another ("she breaks up on Friday, so,
+    Monday?", "I'm at work Tuesday so maybe Wednesday"): it follows "so" with at most asking words between."""
+    k = day.start
+    while k > 0 and ct.tokens[k - 1] in _ASKING_WORDS and day.start - k < 4:
+        k -= 1
+    return k > 0 and ct.tokens[k - 1] == "so"
 
 
 def _greeting(ct: CallerText, k: int, window_asked: bool) -> bool:

@@ -491,3 +491,13 @@ def test_a_date_of_birth_said_year_first(said, born):
 def test_a_date_with_a_long_past_year_said_with_the_callers_name_is_their_birth_date_not_a_day_wanted():
     utterance = hear("Hi, it's Jane Doe here, nineteenth of August seventy-two, I need to book a follow-up")
     assert utterance.dob == date(1972, 8, 19) and utterance.window is None
+
+
+@pytest.mark.parametrize("said, born", [
+    ("May twenty-ninth, no, sorry, twenty-eighth. May twenty-eighth, nineteen ninety.", date(1990, 5, 28)),
+    ("May the 29th, sorry, the 28th, 1990", date(1990, 5, 28)),
+    ("the 3rd of May, no, the 4th of May, eighty", date(1980, 5, 4)),
+    ("It's the first of December, sixty-seven. First of the twelfth.", date(1967, 12, 1)),
+])
+def test_a_day_put_right_before_the_year_is_said(said, born):
+    assert hear(said, "dob", region="US").dob == born

@@ -380,6 +380,9 @@ def test_a_new_patient_with_another_task_is_not_taken_to_book(said):
     "I'll just ring back",
     "let me call back when I know",
     "we'll call back tomorrow",
+    "No, that's it, I'll have a think and ring back. Thanks.",
+    "I'll talk to my wife and call back",
+    "I'll check my diary then ring back",
 ])
 def test_a_caller_who_will_ring_back_themselves_asks_for_no_callback(said):
     assert "callback" not in intent_names(hear(said, "anything_else"))
@@ -387,6 +390,7 @@ def test_a_caller_who_will_ring_back_themselves_asks_for_no_callback(said):
 
 @pytest.mark.parametrize("said", [
     "can you ring me back?", "could someone call me back", "I'd like a call back please", "I need a callback",
+    "can you take a message and ring me back",
 ])
 def test_a_call_back_asked_for_is_still_one(said):
     assert "callback" in intent_names(hear(said, "anything_else"))
@@ -442,3 +446,24 @@ def test_more_tasks_said_in_other_words(said, task):
 
 def test_a_card_a_name_is_read_off_is_no_price_question():
     assert "price" not in intent_names(hear("Jane Doe, that's what's on the Medicare card", "full_name"))
+
+
+@pytest.mark.parametrize("said", [
+    "I have an appointment Thursday with Dr Lee, and I need to push it.",
+    "can I push it to next week sometime?",
+    "I need to push back my follow-up",
+    "could you bump it to Friday",
+    "I need to move the Thursday one",
+])
+def test_pushing_an_appointment_is_moving_it(said):
+    assert intent_names(hear(said))[:1] == ["reschedule"]
+
+
+@pytest.mark.parametrize("said, region", [
+    ("Do you do Saturdays at all?", "GB"),
+    ("do you work weekends?", "US"),
+    ("are ye open on a Saturday?", "IE"),
+    ("are yous open Sundays?", "AU"),
+])
+def test_asking_which_days_the_clinic_works_is_an_hours_question(said, region):
+    assert "hours" in intent_names(hear(said, "anything_else", region=region))

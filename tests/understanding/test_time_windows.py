@@ -356,6 +356,8 @@ def test_morning_said_as_a_greeting_after_another_is_no_window(said):
     ("two weeks from Friday", day(11, 12)),
     ("a fortnight on Thursday", day(10, 12)),
     ("a week from tomorrow", day(1, 12)),
+    ("Could you do a week Tuesday? Morning, mind, it has to be fasting, see.", day(1, 12)),
+    ("a fortnight Friday", day(11, 12)),
 ])
 def test_weeks_counted_from_a_day_named_are_that_many_weeks_after_it(said, start):
     window = hear(said, "time_preference").window
@@ -447,3 +449,23 @@ def test_a_weekday_and_then_its_date_is_that_date(said):
 ])
 def test_the_time_of_a_day_taken_back_for_another_time_of_it(said, label):
     assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said, label", [
+    ("She breaks up on Friday, so, Monday? Any time Monday.", "Monday"),
+    ("I'm at work Tuesday so maybe Wednesday", "Wednesday"),
+    ("he finishes Friday so could we do Monday", "Monday"),
+    ("Friday, so I can rest on the weekend", "Friday"),
+])
+def test_a_day_concluded_with_so_after_another_told_of_is_the_day_wanted(said, label):
+    assert hear(said, "time_preference").window.label == label
+
+
+@pytest.mark.parametrize("said", [
+    "Wednesday, um, no, actually, hang on, I've got a thing Wednesday. Thursday afternoon?",
+    "I have a thing on Wednesday so Thursday afternoon",
+    "Wednesday? No, my son has a thing Wednesday, Thursday afternoon then",
+])
+def test_a_day_with_a_thing_on_is_refused(said):
+    utterance = hear(said, "time_preference")
+    assert day(25).date() in utterance.refused_days and utterance.window.label == "Thursday afternoon"
