@@ -345,7 +345,10 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
         if utt.practitioner_id != ctx.practitioner_id or question.wants("practitioner"):
             given.add("practitioner")
         ctx.practitioner_id = utt.practitioner_id
-    if utt.refused_days and not about_the_clinic:
+    # asked when they would like to come, a day said with a question about it is still the answer ("Saturday
+    # morning, do you do Saturdays?"): the question is answered and the day searched
+    about_the_day_asked = about_the_clinic and question.wants("window")
+    if utt.refused_days and (not about_the_clinic or about_the_day_asked):
         new = set(utt.refused_days) - ctx.refused_days
         ctx.refused_days |= new
         if new and utt.window is None and ctx.window is not None and _within(ctx.window, new):
@@ -353,7 +356,7 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
             ctx.window = TimeWindow("soonest")
         if new:
             given.add("window")
-    if utt.window is not None and not question.wants("booking") and not about_the_clinic:
+    if utt.window is not None and not question.wants("booking") and (not about_the_clinic or about_the_day_asked):
         about_existing = ctx.task in ("reschedule", "cancel", "cancel_all", "query") and not ctx.target_ids
         if about_existing:
             ctx.booking_hint = utt.window

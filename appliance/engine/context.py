@@ -111,6 +111,8 @@ class CallContext:
     side_trips_this_turn: int = 0                  # questions answered this turn
     skipped: set[str] = field(default_factory=set) # kinds of answer given up on (caller could not give them)
     misses: dict[str, int] = field(default_factory=dict)
+    last_side_trip: tuple = ()          # (state, questions answered) of the last turn that only asked something
+    same_side_trips: int = 0            # turns in a row that asked just that
     state: str = ""                     # the state the call is in (rules may look at its misses)
     last_tool: ToolRun | None = None
     caller_turns: int = 0

@@ -278,6 +278,7 @@ class Engine:
         derive(ctx, self.env)
         first: Trigger | None = None
         side_trips = 0
+        trips: list[str] = []
         for edge in self.flow.global_edges:
             if edge.id in state.ignore_globals or edge.to == state.name:
                 continue
@@ -287,6 +288,7 @@ class Engine:
             if edge.side_trip:
                 self._side_trip(edge, hit)
                 side_trips += 1
+                trips.append(edge.id)
                 first = first or hit
                 continue
             self._take(edge, hit, state)
@@ -298,6 +300,14 @@ class Engine:
                 self._take(edge, hit, state)
                 return first or hit
         if side_trips:
+            # the same question answered again and again while the state's own goes unanswered: no endless loop
+            asked = (state.name, tuple(sorted(trips)))
+            ctx.same_side_trips = ctx.same_side_trips + 1 if ctx.last_side_trip == asked else 1
+            ctx.last_side_trip = asked
+            if state.waits and not state.after_side_trip \
+                    and ctx.same_side_trips > int(self.flow.options.get("max_side_trips", 3)):
+                self._miss(state)
+                return first
             if state.after_side_trip:
                 self._enter(state.after_side_trip, first)
             else:

@@ -72,8 +72,31 @@ def detect_intents(
     _lone_zero(ct, question, hits)
     _book_the_one_discussed(ct, question, hits)
     _a_new_patient_books(ct, question, hits)
+    _left_for_another_call(ct, hits)
     _settle(hits, question)
     return _ordered(hits)
+
+
+# a task the caller (or someone of theirs) will see to on another call: "I'll call back to book", "I'll ring back
+# and book", "he'll ring to book himself", "I'll book later", "I'll book online"
+_LATER_PLAN = re.compile(
+    r"\b(?:i|we|he|she|they|\w+) will (?:just |probably |have to |need to |maybe )?(?:call|ring|phone|come back|"
+    r"give you a (?:call|ring|bell))(?: \w+){0,4}? (?:to|and) (?:book|make|sort|arrange|reschedule|rebook|cancel|"
+    r"change|move)\b"
+    r"|\b(?:i|we|he|she|they) will (?:just |probably |maybe )?(?:book|rebook|make (?:one|an appointment|a booking))"
+    r"(?: it| one| in| that| something)? (?:later|another time|online|myself|himself|herself|themselves|then|when|once|"
+    r"after|next week|tomorrow|some other time|closer)\b"
+    r"|\bto book (?:himself|herself|themselves|myself)\b")
+
+
+def _left_for_another_call(ct: CallerText, hits: dict[str, Hit]) -> None:
+    """A task said only as what will be done on another call is not asked for now."""
+    spans = [m.span() for m in _LATER_PLAN.finditer(ct.text)]
+    if not spans:
+        return
+    for name in [n for n in hits if n in _TASK_ORDER]:
+        if any(start <= hits[name].position < end for start, end in spans):
+            del hits[name]
 
 
 def _from_catalog(ct: CallerText, question: Question, hits: dict[str, Hit],

@@ -77,6 +77,31 @@ def test_price_side_trip_answers_and_returns(engine):
         ("offer_slots", "answer_price"), ("answer_price", "offer_slots")]
 
 
+def test_the_same_question_asked_again_and_again_instead_of_an_answer_ends_in_a_call_back_not_a_loop(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985",
+        "Thursday afternoon")
+    states = [engine.turn("how much is that?").state for _ in range(12) if engine.current.waits]
+    assert len(states) < 12 and engine.current.name.startswith("callback")
+
+
+def test_a_day_said_with_a_question_about_it_when_asked_when_is_both_answered_and_searched(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985")
+    assert engine.current.name == "ask_time_preference"
+    result = engine.turn("Thursday afternoon, are you open Thursdays?")
+    assert result.state == "offer_slots" and "open" in result.reply
+
+
+def test_different_questions_in_a_row_are_all_answered(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985",
+        "Thursday afternoon")
+    for asked in ("how much is that?", "where is the City clinic?", "what time do you close on Friday?",
+                  "how much is a massage?", "where is North Sydney?"):
+        assert engine.turn(asked).state == "offer_slots"
+
+
 def test_a_question_before_any_task_is_answered_then_anything_else_not_the_opening_again(engine):
     engine.start(CallInfo(caller_id=SARAH))
     result = engine.turn("what are your opening hours?")

@@ -467,3 +467,18 @@ def test_pushing_an_appointment_is_moving_it(said):
 ])
 def test_asking_which_days_the_clinic_works_is_an_hours_question(said, region):
     assert "hours" in intent_names(hear(said, "anything_else", region=region))
+
+
+@pytest.mark.parametrize("said", [
+    "Nope, that's it, I'll call back to book once I hear back from my insurance. Thanks!",
+    "he'll ring to book himself",
+    "I'll book later",
+    "I'll ring back and book",
+    "I'll probably book online",
+])
+def test_a_task_left_for_another_call_is_not_asked_for_now(said):
+    assert not {"book", "reschedule", "cancel"} & set(intent_names(hear(said, "anything_else")))
+
+
+def test_a_task_asked_for_now_beside_one_left_for_later_is_taken():
+    assert intent_names(hear("I'd like to book, then I'll ring back to cancel the other one"))[:1] == ["book"]
