@@ -31,7 +31,7 @@ BOOK = (
          r"(?:someone|somebody|doctor|dr|physio|physios|physiotherapist|practitioner|therapist|chiro|"
          r"chiropractor|massage therapist|masseuse|specialist|clinician|gp|nurse|podiatrist|dentist|osteopath|"
          r"osteo|hygienist|optometrist|dietitian|dietician|acupuncturist|audiologist|psychologist|counsellor|"
-         r"counselor)\b",
+         r"counselor)s?\b",
          r"\b(?:fit|squeeze|get|slot|pop|book) (?:me|us|him|her|them|(?:my|our) \w+) in\b",   # "get my son in"
          r"\bcome in (?:for|to see|and see|and get)\b",
          r"\bnext available (?:appointment|time|slot|spot)\b",
@@ -53,6 +53,9 @@ BOOK = (
          r"\bwhat is the (?:earliest|soonest|next)(?: one| time| appointment| slot)? (?:you|you have|you have got|you "
          r"got|available)\b",
          r"\b(?:someone|somebody|you|a physio|a doctor) to (?:look at|check|see to|have a look at) (?:it|this|my)\b",
+         # "I'd like a doctor to have a look at it", "could one of the physios take a look at my shoulder"
+         r"\b(?:someone|somebody|you|one of (?:you|the \w+|your \w+)|(?:a|an|the) \w+)(?: to)? (?:have|take) a look "
+         r"at (?:it|this|that|my|his|her|our|their|him)\b",
          # "I'm due my check-up", "she's overdue for a clean"
          r"\b(?:i am|we are|he is|she is|they are|i think i am) (?:due|overdue) (?:for )?(?:a|an|my|our|his|her|"
          r"their)\b",
@@ -162,7 +165,8 @@ PRICE = (
          r"\bhow much\b(?! (?:\w+ )?(?:" + _MEDS[3:-1] + r"|should i|can i|do i|time|longer|notice|pain|water|"
          r"exercise|rest)\b)",
          r"\b(?:cost|costs|costing|price|prices|pricing|priced|fee|fees|charge|charges|expensive|cheap|"
-         r"affordable|rebate|rebates|out of pocket)\b"),
+         r"affordable|rebate|rebates|out of pocket)\b",
+         r"\bwhat (?:does|would|will|did) (?:that|it|this|that one|the \w+) come to\b"),
     # a country's own words for paying (its public scheme, its insurers) come from the region table
     rule("price", "medium",
          r"\b(?:health insurance|insurance|payment|pay for)\b"),

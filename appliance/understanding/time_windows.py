@@ -141,8 +141,11 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
 # "I woke up Sunday with it"): a day gone by, told of, never the day wanted
 _PAST_BEFORE = re.compile(
     r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|woke|"
-    r"had|got hurt|been|since|was (?!hoping|wondering|thinking|looking|calling|ringing|going|trying|after|told|asked|"
-    r"meant|supposed|wanting)\w+ing|were (?!hoping|wondering|thinking|looking|calling|ringing|going|trying)\w+ing)\b")
+    r"snapped|cracked|chipped|dropped|lost|knocked|bumped|slipped|tripped|rolled|burnt|burned|banged|noticed|"
+    r"stepped|landed|crashed|collapsed|strained|tore|ripped|"
+    r"had|got hurt|been|since|was (?:out |just |up |off |down |away |over )?(?!hoping|wondering|thinking|looking|"
+    r"calling|ringing|going|trying|after|told|asked|meant|supposed|wanting)\w+ing|"
+    r"were (?!hoping|wondering|thinking|looking|calling|ringing|going|trying)\w+ing)\b")
 # how a complaint shows itself, said before a time of day ("it aches in the mornings", "stiff every evening",
 # "it wakes me at night"): when it hurts, not when the caller can come
 _SYMPTOM_BEFORE = re.compile(
@@ -283,6 +286,25 @@ def _clock_at(ct: CallerText, k: int) -> ClockTime | None:
     return _read(ct.tokens, k)
 
 
+# the caller's own day, said around a time: "I start work at nine" wants before it, "I finish at five" after it
+_STARTS = frozenset({"start", "starts", "starting", "begin", "begins", "beginning"})
+_ENDS = frozenset({"finish", "finishes", "finishing", "off", "leave", "done", "free"})
+
+
+def _own_day_at(tokens: tuple[str, ...], k: int) -> str | None:
+    """ "I start (work) at nine": before it ("to"); "I finish (work) at five", "I get off at five": after it
+    ("from"); None when "at" follows no word of the caller's own day."""
+    j = k - 1
+    if j >= 0 and tokens[j] in ("work", "school", "uni", "college", "my", "shift"):
+        j -= 1 + (j >= 1 and tokens[j - 1] in ("work", "my"))
+    word = tokens[j] if j >= 0 else ""
+    if word in _STARTS:
+        return "to"
+    if word in _ENDS:
+        return "from"
+    return None
+
+
 def _times(ct: CallerText, part: str | None, excluded) -> _Times:
     tokens = ct.tokens
     n = len(tokens)
@@ -342,21 +364,25 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
             kind = "from"
         elif head in _TO_WORDS:
             kind = "to"
-        elif head in _AT_WORDS:
-            kind = "at"
+        own_day = None
+        if head in _AT_WORDS:
+            own_day = _own_day_at(tokens, k)
+            kind = own_day or "at"
         if kind is not None:
             clock = _clock_at(ct, j)
             if clock is not None and clock.end < n and tokens[clock.end] in _DURATION_WORDS:
                 clock = None  # "about 10 minutes late"
             if clock is not None and not (head == "by" and not clock.strong and clock.hour > 12):
-                value = clock.resolved(part)
+                # the caller's own day keeps its own half of the day ("I start my shift at 2, so Tuesday morning")
+                half = None if own_day else part
+                value = clock.resolved(half)
                 if kind == "to":
                     out.time_to = value
-                    out.label = f"before {clock_label(clock, part)}"
+                    out.label = f"before {clock_label(clock, half)}"
                 else:
                     out.time_from = value
                     word = "after" if kind == "from" else "around"
-                    out.label = f"{word} {clock_label(clock, part)}"
+                    out.label = f"{word} {clock_label(clock, half)}"
                 used.update(range(k, clock.end))
                 k = clock.end
                 continue

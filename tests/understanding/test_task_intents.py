@@ -482,3 +482,18 @@ def test_a_task_left_for_another_call_is_not_asked_for_now(said):
 
 def test_a_task_asked_for_now_beside_one_left_for_later_is_taken():
     assert intent_names(hear("I'd like to book, then I'll ring back to cancel the other one"))[:1] == ["book"]
+
+
+@pytest.mark.parametrize("said", [
+    "so yeah, I was hoping to get in to see one of the doctors?",
+    "I'd like a doctor to have a look at it",
+    "I want someone to take a look at my knee",
+    "could one of the physios have a look at my shoulder",
+])
+def test_asking_for_someone_to_see_the_caller_is_booking(said):
+    assert intent_names(hear(said))[:1] == ["book"]
+
+
+@pytest.mark.parametrize("said", ["And what does that come to, the medical?", "what would that come to?"])
+def test_what_it_comes_to_asks_the_price(said):
+    assert "price" in intent_names(hear(said, "slot_choice", slots=SLOTS))

@@ -469,3 +469,24 @@ def test_a_day_concluded_with_so_after_another_told_of_is_the_day_wanted(said, l
 def test_a_day_with_a_thing_on_is_refused(said):
     utterance = hear(said, "time_preference")
     assert day(25).date() in utterance.refused_days and utterance.window.label == "Thursday afternoon"
+
+
+@pytest.mark.parametrize("said, time_from, time_to", [
+    ("What've you got the day after tomorrow? In the morning, early as you can, I start work at nine.", None, time(9)),
+    ("I finish work at five so anything after", time(17), None),
+    ("Thursday, I get off at 4", time(16), None),
+    ("I start my shift at 2, so Tuesday morning", None, time(12)),
+])
+def test_the_callers_own_day_bounds_the_time_wanted(said, time_from, time_to):
+    window = hear(said, "time_preference").window
+    assert (window.time_from, window.time_to) == (time_from, time_to)
+
+
+@pytest.mark.parametrize("said", [
+    "Hey, so, the arm on my glasses snapped off this morning, and I'd like to book an eye exam.",
+    "I was out shovelling the driveway after that storm on the weekend and I've done my back. Can I get in?",
+    "I rolled my ankle at netball on Saturday, can I get in?",
+    "I tripped on Sunday and my knee's swollen",
+])
+def test_a_day_a_mishap_is_told_of_on_is_no_window(said):
+    assert hear(said).window is None
