@@ -127,6 +127,8 @@ def _expand(token: str) -> tuple[str, ...]:
         return _CONTRACTIONS[token]
     if "'" not in token:
         return (token,)
+    if token.endswith("in'") and len(token) > 5 and token[-4] not in "aeiou'":
+        return (token[:-1] + "g",)   # a dropped g written out: "mornin'", "somethin'", "lookin'"
     token = token.strip("'")
     if not token:
         return ()

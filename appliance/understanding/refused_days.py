@@ -32,6 +32,11 @@ _REFUSED_BEFORE = re.compile(
     r"not available|work|plans|a meeting|something on)|\bi work|"
     # an event the caller (or theirs) has that day: "I've a wedding at the weekend", "I have a match on Saturday",
     # "my daughter's got her school assembly Thursday morning"
+    # what someone of the caller's has or does on the day, whatever it is: "he's got touch on Tuesdays", "she has
+    # ballet on Mondays" (not the caller's own, which may be the appointment itself, nor "if he's got anything on
+    # Friday", nor time, room or nothing: "she's got nothing on Friday" is a day free)
+    r"(?<!\bif )(?<!\bwhether )\b(?:he|she|they|\w+ 's) (?:has got|is got|have got|got|has|have|does) "
+    r"(?!(?:\w+ )?(?:time|nothing|space|room|availability|free|off|anything|any|something free)\b)\w+(?: \w+)? on|"
     r"\b(?:(?:i|we|he|she|they|\w+ 's) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
     r"will be at|am at|are at|is at)|\w+ has(?: got)?) (?:a|an|my|our|his|her|their|the|this|that)?"
     r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
@@ -63,9 +68,14 @@ def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ..
     refused: list[date] = []
     said = refused_mentions(ct, days)
     for k, day in enumerate(days):
-        if said[k] and not any(later.first == day.first and not said[j]
+        if said[k] and not any(later.first == day.first and not said[j] and _asked_for(ct, later)
                                for j, later in enumerate(days[k + 1:], k + 1)):
             refused.extend(_dates(day))
+            if ct.tokens[day.end_index - 1] in _EVERY_WEEK:
+                # "he's got touch on Tuesdays": every Tuesday the caller may be offered, not only the next
+                refused.extend(date.fromordinal(day.first.toordinal() + 7 * week) for week in range(1, _WEEKS_AHEAD))
+            if k + 1 < len(days) and said[k + 1] and _range_between(ct, day, days[k + 1]):
+                refused.extend(_days_from_to(day, days[k + 1]))
     if offered:
         for m in _THAT_DAY.finditer(ct.text):
             start, end = ct.span(m.start(), m.end())
@@ -74,19 +84,68 @@ def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ..
     return tuple(dict.fromkeys(refused))
 
 
+# said before a day asked for: "got anything after five on the Thursday?", "could I do Thursday evening?"
+_ASKING = frozenset({"anything", "any", "can", "could", "about", "free", "available", "something", "instead", "do",
+                     "maybe", "perhaps", "you"})
+
+
+def _asked_for(ct: CallerText, day: DayMention) -> bool:
+    """Whether a day said again after it was refused is asked for there, not told of once more ("... I've the
+    hospital Monday"): a time or time of day is said with it, or words that ask for it come before it."""
+    clause_start, clause_end = ct.clause_of(day.start)
+    before = ct.tokens[max(clause_start, day.start - 4):day.start]
+    after = ct.tokens[day.end_index:min(clause_end, day.end_index + 2)]
+    if after[:1] and after[0] in _PARTS_OF_A_DAY or any(tok[:1].isdigit() or tok in ("after", "before", "around", "at")
+                                                         for tok in (*before, *after)):
+        return True
+    return not _ASKING.isdisjoint(ct.tokens[max(clause_start, day.start - 4):day.start]) \
+        and not refused_here(ct, day.start, day.end_index)
+
+
 def refused_mentions(ct: CallerText, days: list[DayMention]) -> list[bool]:
-    """For each day said, whether the words around it refuse it (or it is listed with a refused day)."""
-    return [refused_here(ct, day.start, day.end_index) or _listed_with_a_refused_day(ct, days, k)
+    """For each day said, whether the words around it refuse it (or it is listed with a refused day, or ends a
+    range that starts with one: "I work Monday through Wednesday")."""
+    said = [refused_here(ct, day.start, day.end_index) or _listed_with_a_refused_day(ct, days, k)
             for k, day in enumerate(days)]
+    for k in range(1, len(days)):
+        if said[k - 1] and not said[k] and _range_between(ct, days[k - 1], days[k]):
+            said[k] = True
+    return said
+
+
+_EVERY_WEEK = frozenset({"mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"})
+_WEEKS_AHEAD = 6
+_RANGE_WORDS = frozenset({("through",), ("thru",), ("to",), ("till",), ("until",)})
+
+
+def _range_between(ct: CallerText, first: DayMention, last: DayMention) -> bool:
+    return ct.tokens[first.end_index:last.start] in _RANGE_WORDS
+
+
+def _days_from_to(first: DayMention, last: DayMention) -> list[date]:
+    """The days of a range of weekdays ("Monday through Wednesday"), from the first day said on to the next day
+    of the last one's weekday, whichever week each was heard in."""
+    span = (last.first.weekday() - first.first.weekday()) % 7
+    return [date.fromordinal(first.first.toordinal() + k) for k in range(span + 1)]
 
 
 def _listed_with_a_refused_day(ct: CallerText, days: list[DayMention], k: int) -> bool:
     """Whether day `k` is said in one list with a refused day before it, a list that joins its days with "or",
     "and" or "nor" ("I can't do Mondays or Tuesdays", "not Monday, Tuesday or Wednesday"): the refusal holds for
     the whole list. Two days with only a pause between are a correction ("not Thursday, Friday")."""
+    def words_between(j: int) -> tuple[str, ...]:
+        return ct.tokens[days[j - 1].end_index:days[j].start]
+
     def gap(j: int) -> tuple[str, ...] | None:   # the words between day j - 1 and day j, where they join a list
-        between = ct.tokens[days[j - 1].end_index:days[j].start]
-        return between if between in ((), ("or",), ("and",), ("nor",)) else None
+        between = words_between(j)
+        if between in (("or",), ("and",), ("nor",)):
+            return between
+        # a pause joins a list only where the list goes on after it ("Mondays, Tuesdays or Wednesdays"); a day
+        # said last after a pause is the caller moving on ("I work Mondays and Wednesdays... Thursday?")
+        if between == () and (days[j].start not in ct.clause_starts
+                              or (j + 1 < len(days) and words_between(j + 1) in (("or",), ("and",), ("nor",)))):
+            return between
+        return None
 
     first = k
     while first > 0 and gap(first) is not None:

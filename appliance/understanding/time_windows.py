@@ -108,7 +108,7 @@ def _one_day(day: DayMention) -> bool:
 
 # what may come between a weekday and the date that says which one ("Tuesday afternoon, that's the first")
 _BETWEEN_DAY_AND_DATE = frozenset({"morning", "afternoon", "evening", "arvo", "that", "is", "so", "on", "i", "mean",
-                                   "um", "er", "uh"})
+                                   "um", "er", "uh", "like"})
 
 
 def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
@@ -118,8 +118,9 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
     for nxt in days[1:]:
         between = ct.tokens[first.end_index:nxt.start]
         before = ct.tokens[max(0, first.start - 1):first.start]
-        if nxt.first == first.first:
-            continue  # "Thursday the 26th"
+        if nxt.first == first.first and nxt.end == first.end:
+            first = nxt   # the same day said again ("Thursday? Like next Thursday, the 26th"): read on from there
+            continue
         if set(between) <= _BETWEEN_DAY_AND_DATE and _one_day(first) and _one_day(nxt) \
                 and nxt.first.weekday() == first.first.weekday():
             first = nxt   # "Thursday the 23rd", "Tuesday afternoon? The first?": the date says which of its weekday
@@ -192,7 +193,7 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
     # the day replaced, said after "instead of" or "rather than" ("Friday instead of Thursday"), is not wanted
     days = [d for d in days if ct.tokens[max(0, d.start - 2):d.start] not in (("instead", "of"), ("rather", "than"))]
     for k in range(len(days) - 1, 0, -1):
-        if days[k].first != days[k - 1].first and _concluded(ct, days[k]):
+        if _concluded(ct, days[k]):
             return days[k:]
         if "instead" in ct.tokens[days[k].end_index:days[k].end_index + 2] \
                 and ct.tokens[days[k].end_index + 1:days[k].end_index + 3] != ("instead", "of"):
@@ -209,14 +210,23 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
 
 
 # what may come between "so" and the day it concludes with ("so maybe Monday", "so could we do Monday")
-_ASKING_WORDS = frozenset({"maybe", "perhaps", "um", "er", "uh", "could", "can", "we", "i", "you", "do", "how", "what",
+_ASKING_WORDS = frozenset({"maybe", "perhaps", "um", "er", "uh", "eh", "could", "can", "we", "i", "you", "do", "how", "what",
                            "about", "is", "there", "anything", "on", "say", "let", "us", "then", "the", "come", "in",
                            "shall", "make", "it"})
 
 
+# words a caller settles on a day with ("let's say Friday", "make it Friday", "go with Friday")
+_SETTLING = (("let", "us", "say"), ("let", "us", "do"), ("let", "us", "go", "with"), ("let", "us", "go", "for"),
+             ("let", "us", "make", "it"), ("make", "it"), ("go", "with"), ("put", "me", "down", "for"))
+
+
 def _concluded(ct: CallerText, day: DayMention) -> bool:
     """Whether the day is what the caller concludes with after telling of another ("she breaks up on Friday, so,
-    Monday?", "I'm at work Tuesday so maybe Wednesday"): it follows "so" with at most asking words between."""
+    Monday?", "I'm at work Tuesday so maybe Wednesday") or settles on ("... so Thursday or Friday. Let's say this
+    Friday"): it follows "so", with at most asking words between, or words that settle on it."""
+    before = ct.tokens[max(0, day.start - 5):day.start]
+    if any(before[-len(words):] == words for words in _SETTLING):
+        return True
     k = day.start
     while k > 0 and ct.tokens[k - 1] in _ASKING_WORDS and day.start - k < 4:
         k -= 1

@@ -56,3 +56,9 @@ def test_token_positions() -> None:
     assert ct.offsets == (0, 5, 7, 11)
     assert ct.token_index(8) == 2
     assert ct.span(7, 15) == (2, 4)
+
+
+@pytest.mark.parametrize("said, word", [("in the mornin'", "morning"), ("somethin' later", "something"),
+                                        ("nothin' on", "nothing")])
+def test_a_dropped_g_written_out_is_read_as_the_word(said, word):
+    assert word in normalise(said).tokens

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 
 import pytest
 
@@ -490,3 +490,59 @@ def test_the_callers_own_day_bounds_the_time_wanted(said, time_from, time_to):
 ])
 def test_a_day_a_mishap_is_told_of_on_is_no_window(said):
     assert hear(said).window is None
+
+
+def _heard_on(said: str, now: datetime, region: str = "GB"):
+    return hear(said, "time_preference", now=now, region=region)
+
+
+def test_a_day_listed_after_a_pause_with_the_days_refused_is_the_caller_moving_on():
+    utterance = _heard_on("So I work Mondays and Wednesdays, um... Thursday afternoon? Like next Thursday, the "
+                          "twenty-sixth.", datetime(2026, 11, 17, 10, 20), "CA")
+    assert utterance.window.start == day(26) and utterance.window.time_from == time(12)
+    assert hear("I can't do Mondays, Tuesdays or Wednesdays", "time_preference").window is None
+
+
+@pytest.mark.parametrize("said, start", [
+    ("could I do Monday the twenty-fifth, och no, wait, that's Burns Night. Tuesday the twenty-sixth, in the "
+     "afternoon?", datetime(2027, 1, 26)),
+    ("I'm on shifts, I can't do Monday or Tuesday, so, eh, Wednesday? Afternoon ideally.", datetime(2027, 1, 13)),
+    ("can I do the Saturday after, the twelfth? Or... no, actually Monday is better for me. Monday the "
+     "twenty-fifth, in the morning", datetime(2027, 1, 25)),
+])
+def test_the_day_settled_on_after_a_change_of_mind(said, start):
+    assert _heard_on(said, datetime(2027, 1, 11, 10, 30)).window.start == start
+
+
+@pytest.mark.parametrize("said, start", [
+    ("I work Monday through Wednesday, so it's gotta be Thursday or Friday. Let's say this Friday, in the mornin' "
+     "if y'all got it", datetime(2026, 12, 11)),
+    ("Thursday or Friday, make it Friday", datetime(2026, 12, 11)),
+])
+def test_a_day_settled_on_with_lets_say_or_make_it(said, start):
+    assert _heard_on(said, datetime(2026, 12, 8, 16, 40), "US").window.start == start
+
+
+def test_a_range_of_weekdays_refused_refuses_each_day_in_it():
+    refused = _heard_on("I can't do Monday to Wednesday", datetime(2026, 12, 8, 16, 40), "US").refused_days
+    assert {date(2026, 12, 14), date(2026, 12, 15), date(2026, 12, 16)} <= set(refused)
+
+
+@pytest.mark.parametrize("said, wanted", [
+    ("um, Tuesday week? So the eighth... nah hang on, he's got touch on Tuesdays. Wednesday the ninth, in the "
+     "afternoon", datetime(2026, 12, 9)),
+    ("she has ballet on Mondays, so Tuesday", datetime(2026, 12, 1)),
+])
+def test_a_weekday_someone_has_something_on_every_week_is_refused_every_week(said, wanted):
+    utterance = _heard_on(said, datetime(2026, 11, 30, 12, 40), "NZ")
+    assert utterance.window.start == wanted and date(2026, 12, 8 if "touch" in said else 7) in utterance.refused_days
+
+
+@pytest.mark.parametrize("said", ["she's got nothing on Friday, so Friday", "if he's got anything on Friday"])
+def test_nothing_on_a_day_or_asking_about_it_does_not_refuse_it(said):
+    assert _heard_on(said, datetime(2026, 11, 30, 12, 40), "NZ").refused_days == ()
+
+
+def test_a_refused_day_told_of_again_with_its_reason_stays_refused():
+    utterance = _heard_on("Monday's no good, I've the hospital Monday. Tuesday morning?", datetime(2026, 11, 19, 14, 20))
+    assert utterance.window.label == "Tuesday morning" and date(2026, 11, 23) in utterance.refused_days
