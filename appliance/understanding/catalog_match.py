@@ -95,6 +95,26 @@ def _canon_tokens(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+# how addresses shorten the kind of street (general postal usage, not one clinic's)
+_STREET_KINDS = {"st": "street", "rd": "road", "ave": "avenue", "av": "avenue", "ln": "lane", "pl": "place",
+                 "hwy": "highway", "blvd": "boulevard", "cres": "crescent", "tce": "terrace", "pde": "parade",
+                 "sq": "square", "cl": "close"}
+_BEFORE_A_STREET = frozenset({"unit", "suite", "level", "shop", "floor", "building", "the"})
+
+
+def _streets_of(address: str) -> tuple[str, ...]:
+    """The street of an address's first line, as written and with its kind said in full: "12 George St, Sydney"
+    gives "george st" and "george street"; nothing where no street of two words or more is left."""
+    words = [w for w in normalise(address.split(",")[0]).tokens]
+    while words and (any(ch.isdigit() for ch in words[0]) or words[0] in _BEFORE_A_STREET or len(words[0]) == 1):
+        words.pop(0)
+    if len(words) < 2:
+        return ()
+    said = " ".join(words)
+    full = _STREET_KINDS.get(words[-1])
+    return (said, " ".join([*words[:-1], full])) if full else (said,)
+
+
 _BY_IDENTITY: dict[int, tuple[Catalog, CatalogIndex]] = {}
 
 
@@ -146,6 +166,9 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             toks = _canon_tokens(text)
             if len(toks) >= 2:
                 add(toks[0], "location", loc.id, needs_cue=True, fuzzy=False)
+        # a site named by its street ("Upper Street, I always go to Upper Street"), where it is asked for or cued
+        for street in _streets_of(loc.address):
+            add(street, "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
     for p in catalog.practitioners:
         toks = [t for t in _canon_tokens(p.name) if t not in _TITLES]
         for text in p.aliases:

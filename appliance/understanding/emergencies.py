@@ -58,6 +58,19 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\banaphyla\w*\b|\bthroat (?:is )?(?:swelling|closing|swollen|tight)\b|\b(?:tongue|lips) (?:is |are )?"
     r"swelling\b|\bsevere allergic reaction\b|\ballergic reaction\b(?= .*\b(?:breath|throat|swell))",
     r"\b(?:need|call|send|get) (?:an? )?ambulance\b|\bcall (?:triple zero|000|911|999|112)\b",
+    # someone not fully conscious, in everyday words: "he's not really answering me", "she won't answer me",
+    # "she's not making sense", "slumped over in her chair"
+    r"\b(?:he|she|they|it) (?:is|are) (?:not|barely) (?:really )?(?:answering|responding|making (?:any )?sense|"
+    r"with it|waking)\b|\b(?:he|she|they) (?:will not|can not|would not|does not|do not) (?:answer|respond|wake)\b|"
+    r"\bslumped\b",
+    # a blow to the head with signs of a brain injury, in one breath
+    r"\b(?:hit|banged|smacked|smashed|knocked|bumped) (?:his|her|their|my|me) head\b(?: \S+){0,20} (?:confused|dazed|"
+    r"drowsy|vomiting|throwing up|sick|blood|bleeding|not making sense|not answering|not herself|not himself)\b|"
+    r"\bblood (?:coming |pouring |leaking )?(?:from|out of) (?:his|her|their|my|the) ears?\b",
+    r"\b(?:fell|fallen|fall|hit|knocked)\b(?: \S+){0,25} \b(?:dazed|disoriented|disorientated|knocked out cold)\b|"
+    r"\ba lot of blood\b|\bloads of blood\b",
+    # a diabetic emergency told as what the caller sees
+    r"\bdiabetic\b(?: \S+){0,25} (?:confused|shaky|sweaty|slumped|not making sense|drowsy|passed out|fitting)\b",
 ))
 
 _EMERGENCY_MEDIUM = re.compile(

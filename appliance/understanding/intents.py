@@ -73,7 +73,7 @@ def detect_intents(
     _book_the_one_discussed(ct, question, hits)
     _a_new_patient_books(ct, question, hits)
     _left_for_another_call(ct, hits)
-    _settle(hits, question)
+    _settle(hits, question, ct.text)
     return _ordered(hits)
 
 
@@ -188,7 +188,13 @@ def _has_task(hits: dict[str, Hit]) -> bool:
     return any(name in hits for name in _TASK_ORDER)
 
 
-def _settle(hits: dict[str, Hit], question: Question) -> None:
+_PRICE_OF_A_VISIT = re.compile(
+    r"\bhow much (?:\w+ ){0,5}?(?:to|for) (?:\w+ ){0,2}?(?:see|book|get|have|come in)\b|"
+    r"\bwhat (?:does|would|will|do) (?:it|they|you) (?:cost|charge) (?:\w+ ){0,2}?(?:to|for) (?:\w+ ){0,2}?"
+    r"(?:see|book|get|have|come in)\b|\b(?:cost|price) (?:to|of) (?:see|book|get|have)\w*\b")
+
+
+def _settle(hits: dict[str, Hit], question: Question, text: str = "") -> None:
     """Drop the weaker of two signals that cannot both be meant."""
     def weaker_than_high(name: str) -> bool:
         return name in hits and hits[name].confidence != "high"
@@ -210,6 +216,12 @@ def _settle(hits: dict[str, Hit], question: Question) -> None:
     if weaker_than_high("price") and ("callback" in hits or question.wants("message") or question.personal):
         # ... and so is the card a caller reads their name or date off ("that's what's on the Medicare card")
         del hits["price"]
+    # "how much is it to see a GP?", "what does it cost to book a cleaning?": the visit is what the price is of
+    if "price" in hits and "book" in hits:
+        for m in _PRICE_OF_A_VISIT.finditer(text):
+            if m.start() <= hits["book"].position < m.end():
+                del hits["book"]
+                break
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):
         del hits["price"]

@@ -214,6 +214,9 @@ def understand(text: str, context: ListenContext) -> Utterance:
             soonest_allowed=not (picking_slot and context.offered_slots), days=days,
         )
         window = _on_the_day_offered(ct, window, context.offered_slots, times)
+        if window is not None and "hours" in names and question.wants("window") and days \
+                and all("you" in ct.tokens[slice(*ct.clause_of(d.start))] for d in days):
+            window = None   # "when are you open on Wednesday?" asks; "Saturday morning, do you do Saturdays?" answers
 
     return Utterance(
         text=text,

@@ -37,7 +37,13 @@ LOCATIONS = [
     ("the North Sydney one", "north"), ("North Sydney", "north"), ("the north clinic", "north"),
     ("the city clinic", "city"), ("City please", "city"), ("the City one", "city"),
     ("North Sydney please, the Miller Street one", "north"),
+    # a site named by its street, where a site is asked for
+    ("George Street, I always go to George Street", "city"), ("the George St one", "city"),
 ]
+
+
+def test_a_street_said_where_no_site_is_asked_for_or_cued_is_no_site() -> None:
+    assert hear("I live on George Street, can I book a follow-up", "intent").location_id is None
 
 
 @pytest.mark.parametrize(("text", "location"), LOCATIONS)

@@ -42,6 +42,13 @@ EMERGENCIES = [
     "I have a pain going down my left arm",
     "there's a pain spreading into my jaw",
     "my chest feels odd and I'm a bit short of breath",
+    # someone not fully conscious, a head injury, a diabetic emergency, told as what the caller sees
+    "my son just fell off the trampoline and hit his face, there's a lot of blood, and he's kinda dazed, he's not "
+    "really answerin' me. What do I do?",
+    "she's diabetic, and she's all sweaty and shaky and she kind of slumped over in her chair",
+    "my mum's hit her head on the tiles and she's not making sense, and there's blood coming from her ear",
+    "he won't answer me, he's just lying there",
+    "Dad fell down the stairs and he's dazed",
 ]
 
 
@@ -53,6 +60,9 @@ def test_emergency_fires(text: str) -> None:
 
 
 NOT_EMERGENCIES = [
+    "you're not answering my question",
+    "I'm confused about my bill",
+    "my son hit his head last week, can he see the doctor",
     "no chest pain",
     "there's no chest pain or anything",
     "it's not an emergency",

@@ -497,3 +497,9 @@ def test_asking_for_someone_to_see_the_caller_is_booking(said):
 @pytest.mark.parametrize("said", ["And what does that come to, the medical?", "what would that come to?"])
 def test_what_it_comes_to_asks_the_price(said):
     assert "price" in intent_names(hear(said, "slot_choice", slots=SLOTS))
+
+
+@pytest.mark.parametrize("said", ["Are you open on Saturdays? And how much is it just to see a GP, like a normal "
+                                  "appointment?", "what does it cost to book a cleaning"])
+def test_a_visit_named_in_a_price_question_is_what_the_price_is_of_not_a_booking(said):
+    assert intent_names(hear(said))[:1] != ["book"] and "price" in intent_names(hear(said))
