@@ -103,8 +103,8 @@ _BEFORE_A_STREET = frozenset({"unit", "suite", "level", "shop", "floor", "buildi
 
 
 def _streets_of(address: str) -> tuple[str, ...]:
-    """The street of an address's first line, as written and with its kind said in full: "12 George St, Sydney"
-    gives "george st" and "george street"; nothing where no street of two words or more is left."""
+    """The street of an address's first line, as written and with its kind said in full: "12 Doe St, Springfield"
+    gives "doe st" and "doe street"; nothing where no street of two words or more is left."""
     words = [w for w in normalise(address.split(",")[0]).tokens]
     while words and (any(ch.isdigit() for ch in words[0]) or words[0] in _BEFORE_A_STREET or len(words[0]) == 1):
         words.pop(0)
