@@ -80,6 +80,17 @@ def _absorb_task(ctx: CallContext, utt: Utterance, question: Question) -> None:
         ctx.booking_hint_texts.append(utt.text)
 
 
+def _whole_name_spelled(ctx: CallContext, letters: str | None) -> str | None:
+    """The surname's letters, where runs of letters spell the given name held and then more; else None."""
+    if not letters or not ctx.first_name:
+        return None
+    runs = letters.split()
+    held = fold_name(ctx.first_name).replace("-", " ").split()
+    if len(runs) > len(held) and [fold_name(r) for r in runs[:len(held)]] == held:
+        return " ".join(runs[len(held):])
+    return None
+
+
 def _refers_back(utt: Utterance) -> bool:
     return any(s.name == "book" and "booking_back_reference" in s.evidence for s in utt.intents)
 
@@ -99,15 +110,21 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         # closer to in letters, and the surname when it is like neither (the first name was said back to the
         # caller, "Thanks, <first name>", and they let it stand)
         first, last = None, first
-    if first and last and utt.spelled and not _two_parts(utt) \
-            and fold_name(first + last) == fold_name(utt.spelled).replace(" ", ""):
+    letters = utt.spelled
+    whole = _whole_name_spelled(ctx, letters) if question.name_part == "last" else None
+    if whole is not None:
+        # the given name spelled too where the surname was asked for ("B R O N W Y N, and V A N, D E R, M E R W E"):
+        # the given name stays as held, the rest is the surname
+        first, last, letters = None, None, whole
+    if first and last and letters and not _two_parts(utt) \
+            and fold_name(first + last) == fold_name(letters).replace(" ", ""):
         # "Te Huia, T E space H U I A": the words said are the one name spelled, whose letters had "space" in them
         first, last = None, f"{first} {last}"
-    if utt.spelled and not (first and last):
+    if letters and not (first and last):
         marked = [w for w in re.findall(r"[^\W\d_]+", utt.text) if not w.isascii()]   # said with marks letters lack
-        spelled = _as_held(utt.spelled.title(), ctx, said=(first, last, *marked))
+        spelled = _as_held(letters.title(), ctx, said=(first, last, *marked))
         if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))
-                and _two_parts(utt)):
+                and _two_parts(utt) and whole is None):
             # two runs of letters are the first name and the surname, even when one part was asked for
             first, last = spelled.split(" ", 1)
             ctx.spelled.update(("first_name", "last_name"))

@@ -40,6 +40,7 @@ from .slot_picks import pick_slot
 from .time_windows import find_window
 from ..domain import TimeWindow
 from .utterance import ListenContext, PersonName, Utterance
+from .yes_no import takes_back
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
@@ -81,6 +82,24 @@ def _on(window: TimeWindow, day) -> TimeWindow:
         label = label.split(" ", 1)[1] if " " in label else ""
     return replace(window, start=start, end=start + timedelta(days=1),
                    label=f"{start:%A} {label}".strip() if label != "soonest" else f"{start:%A}")
+
+
+_TAKING_BACK = frozenset({"no", "nah", "sorry", "actually", "wait", "scratch", "rather"})
+
+
+def _after_taking_back(ct: CallerText, region) -> CallerText | None:
+    """The words after the last words that take back what was said before them ("the first one, no wait, the
+    second one"), where something was said before; None where nothing was taken back."""
+    marks = [k for k, tok in enumerate(ct.tokens) if tok in _TAKING_BACK and k > 0
+             and takes_back(ct.tokens[k:k + 3])]
+    if not marks:
+        return None
+    k = marks[-1]
+    while k < len(ct.tokens) and ct.tokens[k] in _TAKING_BACK | {"oh", "hang", "on", "um", "i", "mean", "wait"}:
+        k += 1
+    if k >= len(ct.tokens):
+        return None
+    return normalise(" ".join(ct.tokens[k:]), region.words)
 
 
 def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
@@ -191,6 +210,14 @@ def understand(text: str, context: ListenContext) -> Utterance:
         inside = (lambda s, e: not covered(asking, s, e)) if asking else None
         constraints = read_constraints(ct, context.now, context.region, findings, inside, days, times)
         slot_pick = pick_slot(constraints, context.offered_slots)
+        said_after = _after_taking_back(ct, context.region)
+        if said_after is not None:
+            # "nine's good, oh, actually no... the quarter past nine one": the pick said after taking one back
+            later = pick_slot(read_constraints(said_after, context.now, context.region,
+                                               find_catalog(said_after, context.catalog, question), None,
+                                               find_days(said_after.tokens, context.now, context.region),
+                                               find_times(said_after.tokens)), context.offered_slots)
+            slot_pick = later if later is not None else slot_pick
 
     # booking picks
     booking_picks: tuple[int, ...] = ()

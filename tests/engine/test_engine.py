@@ -754,6 +754,20 @@ def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_re
     assert engine.turn("no, never").state == "confirm_new_patient"
 
 
+@pytest.mark.parametrize("spelled, surname", [
+    ("Grainne, G R A I N N E, and then N I, with a fada on the I, and B H R I A I N", "Ní Bhriain"),
+    ("G R A I N N E, and Ni Bhriain is N I, B H R I A I N", "Ní Bhriain"),
+])
+def test_a_given_name_spelled_too_where_the_surname_was_asked_keeps_the_given_name_as_said(engine, spelled,
+                                                                                          surname):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", "Gráinne Ní Bhriain", "fourth of March eighty five",
+        "Gráinne Ní Bhriain", "fourth of March eighty five", "0412 555 019")
+    assert engine.ctx.state == "ask_spelling_last"
+    engine.turn(spelled)
+    assert (engine.ctx.first_name, engine.ctx.last_name) == ("Gráinne", surname)
+
+
 def test_every_intent_the_rules_can_find_has_a_route_in_the_record():
     assert set(ROUTES) == set(INTENTS)
 

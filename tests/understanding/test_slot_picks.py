@@ -248,3 +248,13 @@ def test_half_past_alone_picks_nothing_where_no_time_offered_is_on_the_half_hour
 def test_a_time_refused_and_then_said_again_of_something_else_is_still_not_picked():
     said = "Twelve's too tight, he's only back at twelve, the quarter past would work though"
     assert hear(said, "slot_choice", slots=SLOTS).slot_pick == 1
+
+
+@pytest.mark.parametrize("said, pick", [
+    ("twelve's good, oh, actually no, school drop-off, the quarter past twelve one", 1),
+    ("the first one, no wait, the second one", 1),
+    ("twelve, no sorry, quarter past", 1),
+    ("the second one, actually no, the first", 0),
+])
+def test_the_pick_said_after_taking_one_back(said, pick):
+    assert hear(said, "slot_choice", slots=SLOTS).slot_pick == pick
