@@ -504,6 +504,9 @@ def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked:
         later = _read_run(ct, at, blocked) if at < len(tokens) else None
         if later is None or later.ambiguous:
             continue
+        whole = _last_whole_name_after(ct, later.end, blocked)
+        if len(later.parts) < 2 and whole is not None:
+            later = whole   # "Walker, oh sorry, no, it's Tipene now, Anahera Tipene": the whole name said last
         start = mark
         while start > 0 and tokens[start - 1] in _SAID_AGAIN_SKIP:
             start -= 1
@@ -524,6 +527,16 @@ def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked:
             return None
         return _respell(said, ct, spelled)
     return None
+
+
+def _last_whole_name_after(ct: CallerText, k: int, blocked: frozenset[str]) -> "_Run | None":
+    """The last run of two name words or more starting at a clause after token k, if any."""
+    found = None
+    for start in sorted(s for s in ct.clause_starts if s >= k):
+        run = _read_run(ct, start, blocked)
+        if run is not None and not run.ambiguous and len(run.parts) >= 2:
+            found = run
+    return found
 
 
 def _find_name(

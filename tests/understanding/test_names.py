@@ -578,3 +578,13 @@ def test_letters_said_beside_the_same_word_are_kept_as_spelled(text, letters):
 def test_a_given_name_said_twice_as_the_caller_starts_over_is_said_once(said):
     name = hear(said).name
     assert (name.first, name.last) == ("Jane", "Doe")
+
+
+@pytest.mark.parametrize("said, first, last", [
+    ("her name's Jane Doe, oh sorry, no, it's Roe now, Jane Roe", "Jane", "Roe"),
+    ("Jane Doe— sorry, it's hyphenated, Doe-Roe. Jane Doe-Roe.", "Jane", "Doe-Roe"),
+    ("Jane Doe, sorry, it's Roe now", "Jane", "Roe"),
+])
+def test_the_whole_name_said_last_after_taking_one_back_is_the_name(said, first, last):
+    name = hear(said, "full_name").name
+    assert (name.first, name.last) == (first, last)
