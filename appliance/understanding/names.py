@@ -506,7 +506,7 @@ def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked:
             continue
         whole = _last_whole_name_after(ct, later.end, blocked)
         if len(later.parts) < 2 and whole is not None:
-            later = whole   # "Walker, oh sorry, no, it's Tipene now, Anahera Tipene": the whole name said last
+            later = whole   # "Doe, oh sorry, no, it's Roe now, Jane Roe": the whole name said last
         start = mark
         while start > 0 and tokens[start - 1] in _SAID_AGAIN_SKIP:
             start -= 1
