@@ -56,6 +56,8 @@ def reference_spans(
     nouns_said = "'s" in ct.words or not ct.words.isdisjoint(_NOUNS)
     for k, tok in enumerate(tokens if nouns_said else ()):
         if tok in _NOUNS:
+            if tok == "one" and _the_weekday_a_week_on(tokens, k):
+                continue
             clause_start = ct.clause_of(k)[0]
             det = None
             for j in range(k - 1, max(clause_start, k - 5) - 1, -1):
@@ -95,6 +97,15 @@ def reference_spans(
                 if end < n:
                     spans.append((k, end))
     return spans
+
+
+_WEEKDAY_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+
+def _the_weekday_a_week_on(tokens: tuple[str, ...], k: int) -> bool:
+    """ "Not this Wednesday, the one after", "Friday? The following one": a day, not an appointment."""
+    after = k + 1 < len(tokens) and tokens[k + 1] == "after" or k > 0 and tokens[k - 1] == "following"
+    return after and not _WEEKDAY_WORDS.isdisjoint(tokens[max(0, k - 7):k])
 
 
 def covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -221,7 +221,30 @@ def find_days(tokens: tuple[str, ...], now: datetime, region: Region) -> list[Da
             i = mention.end_index
         else:
             i += 1
-    return _weeks_from(tokens, _weekday_in_week(tokens, found))
+    return _the_one_after(tokens, _weeks_from(tokens, _weekday_in_week(tokens, found)))
+
+
+_ONE_AFTER = (("the", "one", "after"), ("the", "following", "one"), ("the", "week", "after"),
+              ("the", "one", "after", "that"))
+
+
+def _the_one_after(tokens: tuple[str, ...], found: list[DayMention]) -> list[DayMention]:
+    """"Not this Wednesday, the one after", "Friday? The following one": the same weekday a week later, said
+    soon after a weekday, as a day mention of its own."""
+    out = list(found)
+    for mention in found:
+        if (mention.end - mention.first).days != 1:
+            continue
+        for k in range(mention.end_index, min(len(tokens), mention.end_index + 4)):
+            words = next((w for w in _ONE_AFTER if tokens[k:k + len(w)] == w), None)
+            if words is not None:
+                if any(other.start <= k < other.end_index for other in found):
+                    break
+                day = mention.first + timedelta(days=7)
+                out.append(DayMention(day, day + timedelta(days=1), f"the {WEEKDAY_NAMES[day.weekday()]} after",
+                                      k, k + len(words), mention.part))
+                break
+    return sorted(out, key=lambda m: m.start)
 
 
 _JOINING = frozenset({"of", "on", "in", "the", "morning", "afternoon", "evening", "arvo"})

@@ -153,7 +153,11 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             toks = _canon_tokens(text)
             # "Initial consultation" is also just "initial"; "Foot massage" also just
             # "massage" (kept only where no other service claims the word).
-            content = tuple(t for t in toks if t not in _GENERIC)
+            # ... but not by whom it is for alone: the "kids" of "Kids' cleaning" ("watch the kids") or "women" of
+            # "Women's health", in any of its names
+            whose = {w.lower().rstrip("'").removesuffix("'s") for t in (s.name, *s.aliases) for w in t.split()
+                     if w.endswith(("'", "'s"))}
+            content = tuple(t for t in toks if t not in _GENERIC and t not in whose)
             if 0 < len(content) < len(toks) and len(" ".join(content)) >= 4:
                 add(" ".join(content), "service", s.id, fuzzy=False, derived=True)
             if len(toks) >= 2:

@@ -276,3 +276,14 @@ def test_a_site_named_with_a_word_shortened():
         assert hear(said, "location", catalog=catalog).location_id == site, said
     for said in ("the first one, for new people", "whatever the first-time one is"):
         assert hear(said, "service", catalog=catalog).service_ids == ("initial",), said
+
+
+def test_whom_a_service_is_for_is_not_the_service_on_its_own() -> None:
+    catalog = Catalog(
+        services=(Service("clean", "Cleaning", 30, 95.0),
+                  Service("kids", "Kids' cleaning", 30, 80.0, aliases=("kids checkup",))),
+        locations=(Location("city", "City", "1 Doe St"),),
+        practitioners=(Practitioner("roe", "Jane Roe", ("clean", "kids"), ("city",)),),
+    )
+    assert hear("my husband can watch the kids then", "time_preference", catalog=catalog).service_ids == ()
+    assert hear("a kids' cleaning for my son", "service", catalog=catalog).service_ids == ("kids",)

@@ -546,3 +546,12 @@ def test_nothing_on_a_day_or_asking_about_it_does_not_refuse_it(said):
 def test_a_refused_day_told_of_again_with_its_reason_stays_refused():
     utterance = _heard_on("Monday's no good, I've the hospital Monday. Tuesday morning?", datetime(2026, 11, 19, 14, 20))
     assert utterance.window.label == "Tuesday morning" and date(2026, 11, 23) in utterance.refused_days
+
+
+@pytest.mark.parametrize("said, start", [
+    ("I work Mondays and Tuesdays, so... Wednesday arvo? Not this Wednesday though, the one after.", day(9, 12)),
+    ("Friday? The following one.", day(11, 12)),
+    ("not this Thursday, the week after", day(10, 12)),
+])
+def test_the_same_weekday_a_week_on(said, start):
+    assert _heard_on(said, datetime(2026, 11, 30, 10, 0), "AU").window.start == start
