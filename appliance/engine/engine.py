@@ -47,6 +47,7 @@ _MAX_STEPS_PER_TURN = 60
 _CLEARABLE = {
     "name": ("first_name", "last_name"), "dob": ("dob",), "window": ("window",), "phone": ("phone",),
     "service": ("service_id",), "location": ("location_id",), "practitioner": ("practitioner_id",),
+    "task": ("task",),
 }
 
 
@@ -386,6 +387,8 @@ class Engine:
     def _take(self, edge: Edge, trigger: Trigger, source: State) -> None:
         ctx = self.ctx
         for item in edge.clear:
+            if item == "task":   # the caller never meant the task: who they are stays, the rest goes
+                ctx.reset_task_details()
             for attr in _CLEARABLE[item]:
                 setattr(ctx, attr, None)
         if edge.reason:

@@ -25,11 +25,11 @@ from .types import OUTCOMES
 
 KINDS = ("decision", "action", "terminal")
 RETURN = "$return"
-EDGE_EFFECTS = ("name", "dob", "window", "phone", "service", "location", "practitioner")
+EDGE_EFFECTS = ("name", "dob", "window", "phone", "service", "location", "practitioner", "task")
 INTENT_NAMES = (
     "book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address", "service_info",
     "human", "callback", "emergency", "crisis", "medical_advice", "non_service", "yes", "no",
-    "correction", "goodbye",
+    "correction", "goodbye", "withdraw",
 )
 CALLBACK_REASONS = (
     "caller_request", "medical_advice", "non_service", "unclear", "unverified_identity",

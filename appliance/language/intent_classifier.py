@@ -55,6 +55,7 @@ MEANINGS = {
     "no": "says no, declines or disagrees",
     "correction": "corrects something they said before",
     "goodbye": "wants to end the call",
+    "withdraw": "says they do not want to book or change anything after all, they were only asking",
 }
 
 

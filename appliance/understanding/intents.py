@@ -21,7 +21,7 @@ from .utterance import Signal
 from .yes_no import ACT_RULES, read_conversation_acts
 
 _RED_FLAGS = ("emergency", "crisis")
-_ACTS = ("yes", "no", "correction", "goodbye")
+_ACTS = ("yes", "no", "correction", "goodbye", "withdraw")
 _TASK_ORDER = ("cancel_all", "cancel", "reschedule", "book", "query", "price", "hours", "address", "service_info",
                "medical_advice", "human", "callback", "non_service")
 

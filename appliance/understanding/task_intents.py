@@ -90,7 +90,9 @@ RESCHEDULE = (
     rule("reschedule", "medium",
          r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
          r"\bmake it (?:later|earlier)\b",
-         r"\b(?:move|change|shift|push|bump) (?:it|that|this|them)\b",
+         # not what someone can or cannot move ("he can move it grand", "I can't move it" of a sore wrist)
+         r"(?<!\bcan not )(?<!\bcould not )(?<!\bhe can )(?<!\bshe can )(?<!\bthey can )(?<!\bi can still )"
+         r"(?<!\bhe could )(?<!\bshe could )\b(?:move|change|shift|push|bump) (?:it|that|this|them)\b",
          r"\b(?:move|change|shift) one of (?:them|those|these)\b"),
 )
 
@@ -113,7 +115,9 @@ CANCEL = (
          r"\b(?:can not|could not|will not|would not|unable to|not (?:be )?able to|not going to be able to|"
          r"not going to) (?:make (?:it|the|my|that|our|this)|attend|get there|be there|"
          r"come(?: in)?(?= *$| (?:tomorrow|today|anymore|after all|to (?:it|the|my|our|that)|then|that day|"
-         r"on the day|but|so|and)\b))",
+         r"on the day|but|so|and)\b))"
+         # "I can't get there till after work": when they can come, not a cancellation
+         r"(?! (?:till|until|before|by) )",
          r"\bno longer need\b",
          negation_window=0),
 )
@@ -333,7 +337,22 @@ NON_SERVICE = (
          r"\bsearch ranking\b|\brank higher\b|\bthe owner\b"),
 )
 
+# a caller taken into a task they never meant, saying so: "I'm not booking yet, just asking", "I don't need to book,
+# I only rang to ask about the address" (not "I'm just asking if you have Thursday", nor "not booking for me")
+WITHDRAW = (
+    rule("withdraw", "high",
+         r"\b(?:i am|i was|we are|we were|i|we) (?:only|just|simply) (?:asking|enquiring|inquiring|checking|"
+         r"ringing to ask|calling to ask|rang to ask|called to ask)\b(?! (?:if|whether|for|about (?:a |an )?"
+         r"(?:appointment|booking|times?|availability|slots?)))",
+         r"\b(?:only|just) (?:rang|called|ringing|calling|phoned) (?:up )?to (?:ask|check|find out)\b",
+         r"\b(?:not|no) (?:booking|wanting to book|looking to book|trying to book|making (?:a booking|an appointment))"
+         r"(?: anything| yet| today| now| just yet| at the moment)*\b(?! (?:for|in for)\b)",
+         r"\b(?:do not|did not|no) need to (?:book|make (?:a booking|an appointment))\b(?! (?:for|in for)\b)",
+         r"\b(?:do not|did not) want to (?:book|make (?:a booking|an appointment))(?: anything)?(?: yet| today| now)?\b"
+         r"(?! (?:for|in for|until|till|before|on)\b)"),
+)
+
 TASK_RULES = RuleSet(
     *BOOK, *RESCHEDULE, *CANCEL_ALL, *CANCEL, *QUERY, *PRICE, *HOURS, *ADDRESS, *SERVICE_INFO, *HUMAN,
-    *CALLBACK, *MEDICAL_ADVICE, *NON_SERVICE,
+    *CALLBACK, *MEDICAL_ADVICE, *NON_SERVICE, *WITHDRAW,
 )

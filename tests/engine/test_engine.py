@@ -93,6 +93,16 @@ def test_a_day_said_with_a_question_about_it_when_asked_when_is_both_answered_an
     assert result.state == "offer_slots" and "open" in result.reply
 
 
+def test_a_caller_taken_into_a_task_they_never_meant_is_let_go_of_it(engine, db):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, how much is a follow-up? I'd like to book")
+    assert engine.current.name == "ask_full_name"
+    result = engine.turn("oh I'm not booking yet, just asking")
+    assert result.state == "anything_else" and engine.ctx.task is None
+    assert engine.turn("no, that's all, thanks").state == "goodbye"
+    assert not list(db["callbacks"].rows) if "callbacks" in db.table_names() else True
+
+
 def test_different_questions_in_a_row_are_all_answered(engine):
     engine.start(CallInfo(caller_id=SARAH))
     say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985",

@@ -503,3 +503,19 @@ def test_what_it_comes_to_asks_the_price(said):
                                   "appointment?", "what does it cost to book a cleaning"])
 def test_a_visit_named_in_a_price_question_is_what_the_price_is_of_not_a_booking(said):
     assert intent_names(hear(said))[:1] != ["book"] and "price" in intent_names(hear(said))
+
+
+@pytest.mark.parametrize("said", [
+    "oh I'm not booking yet, just asking",
+    "sorry, no, I don't need to book, I only rang to ask about the address",
+    "I'm only asking, thanks",
+    "Oh, do you need that? I'm not booking anything today, I was just asking.",
+])
+def test_saying_they_never_meant_to_book_withdraws(said):
+    assert "withdraw" in intent_names(hear(said, "full_name"))
+
+
+@pytest.mark.parametrize("said", ["I'm just asking if you have anything Thursday", "I'm not booking for me, it's for "
+                                  "my son", "I was just checking about appointments on Friday"])
+def test_asking_for_a_time_or_booking_for_someone_else_withdraws_nothing(said):
+    assert "withdraw" not in intent_names(hear(said, "full_name"))
