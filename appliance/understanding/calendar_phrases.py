@@ -247,7 +247,8 @@ def _the_one_after(tokens: tuple[str, ...], found: list[DayMention]) -> list[Day
     return sorted(out, key=lambda m: m.start)
 
 
-_JOINING = frozenset({"of", "on", "in", "the", "morning", "afternoon", "evening", "arvo"})
+_JOINING = frozenset({"of", "on", "in", "the", "morning", "afternoon", "evening", "arvo", "'s", "is", "fine", "good",
+                      "ok", "okay", "great"})
 
 
 def _weekday_in_week(tokens: tuple[str, ...], found: list[DayMention]) -> list[DayMention]:

@@ -35,8 +35,10 @@ _REFUSED_BEFORE = re.compile(
     # what someone of the caller's has or does on the day, whatever it is: "he's got touch on Tuesdays", "she has
     # ballet on Mondays" (not the caller's own, which may be the appointment itself, nor "if he's got anything on
     # Friday", nor time, room or nothing: "she's got nothing on Friday" is a day free)
-    r"(?<!\bif )(?<!\bwhether )\b(?:he|she|they|\w+ 's) (?:has got|is got|have got|got|has|have|does) "
-    r"(?!(?:\w+ )?(?:time|nothing|space|room|availability|free|off|anything|any|something free)\b)\w+(?: \w+)? on|"
+    r"(?<!\bif )(?<!\bwhether )\b(?:he|she|they|\w+ 's|(?!(?:is|was|has|does|its|this|us|yes|as)\b)\w{2,}s) "
+    r"(?:has got|is got|have got|got|has|have|does) "
+    r"(?!(?:\w+ )?(?:time|nothing|space|room|availability|free|off|anything|any|something free)\b)(?!to\b)"
+    r"\w+(?: \w+)?|"
     r"\b(?:(?:i|we|he|she|they|\w+ 's) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
     r"will be at|am at|are at|is at)|\w+ has(?: got)?) (?:a|an|my|our|his|her|their|the|this|that)?"
     r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
@@ -48,7 +50,8 @@ _REFUSED_AFTER = re.compile(
     r"^(?: (?:is|are|will|would|does|do) not| is not going to| are not going to)(?: really)? (?:work|suit|do|be "
     r"possible|be any good|good)\b|"
     r"^(?: i am| i will be| we are| he is| she is| they are| he will be| she will be)(?: actually)? (?:busy|working|"
-    r"at work|away|not free|not around|not available)\b|"
+    r"at work|away|not free|not around|not available|closing|opening|on shift|on call|on nights|on lates|"
+    r"on earlies)\b|"
     r"^(?: i| we) (?:can not|could not|will not be able to)\b|^(?: i work)\b|"
     # "Wednesday night is my son's basketball game", "Friday I have a wedding"
     r"^(?: 's| is)? (?:my|our|his|her|their|the) (?:\S+ ){0,3}" + _EVENT + r"\b|"

@@ -237,7 +237,8 @@ HUMAN = (
          r"team|admin|office)\b",
          r"\b(?:real|actual|live|proper) (?:person|human|receptionist)\b|\bhuman being\b",
          # the person first, then the verb: "is there someone I could speak to?"
-         r"\b(?:a (?:real )?person|a human|someone|somebody|anyone|anybody) (?:i|we) (?:can|could|might) "
+         r"\b(?:a (?:real )?person|a human|someone|somebody|anyone|anybody)(?: (?:in|at|on|from) (?:the )?\w+(?: \w+)?)?"
+         r" (?:i|we) (?:can|could|might) "
          r"(?:speak|talk|chat) (?:to|with)\b",
          r"\b(?:put|transfer|connect|pass|patch) me (?:through|over|to)\b|\bput me through\b",
          r"\boperator\b|\bcustomer service\b",

@@ -144,6 +144,7 @@ _PAST_BEFORE = re.compile(
     r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|woke|"
     r"snapped|cracked|chipped|dropped|lost|knocked|bumped|slipped|tripped|rolled|burnt|burned|banged|noticed|"
     r"stepped|landed|crashed|collapsed|strained|tore|ripped|"
+    r"it was|was (?:up|out|away|down|over|off|in) (?:at|in|on|to|with)|"
     r"had|got hurt|been|since|was (?:out |just |up |off |down |away |over )?(?!hoping|wondering|thinking|looking|"
     r"calling|ringing|going|trying|after|told|asked|meant|supposed|wanting)\w+ing|"
     r"were (?!hoping|wondering|thinking|looking|calling|ringing|going|trying)\w+ing)\b")
@@ -159,6 +160,15 @@ def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
     if day.start >= 1 and ct.tokens[day.start - 1] == "all" and ct.tokens[day.start - 2:day.start - 1] != ("at",):
         return True   # "all weekend", "all week": how long something went on
     return _PAST_BEFORE.search(_told_before(ct, day.start)) is not None
+
+
+_REPORTED = frozenset({"said", "says", "told", "wants", "wanted", "advised", "recommended", "asked"})
+
+
+def _period_reported(ct: CallerText, day: DayMention) -> bool:
+    """A period from now said as someone's instruction ("she said come back in six weeks"): counted from a visit
+    gone by, not from today, so no day the caller asks for."""
+    return day.label.startswith("in ") and not _REPORTED.isdisjoint(ct.tokens[ct.clause_of(day.start)[0]:day.start])
 
 
 def _told_of_as_complaint(ct: CallerText, at: int) -> bool:
@@ -301,6 +311,16 @@ _STARTS = frozenset({"start", "starts", "starting", "begin", "begins", "beginnin
 _ENDS = frozenset({"finish", "finishes", "finishing", "off", "leave", "done", "free"})
 
 
+_BUSY = frozenset({"work", "working", "busy", "school", "class", "classes", "shift", "uni", "college", "finish",
+                   "finishing", "there", "job"})
+
+
+def _busy_until(tokens: tuple[str, ...], k: int) -> bool:
+    """Whether "till"/"until" at token k ends the caller's own busy time ("I work till noon", "I'm at work until
+    five", "I don't finish work till half four")."""
+    return not _BUSY.isdisjoint(tokens[max(0, k - 3):k])
+
+
 def _own_day_at(tokens: tuple[str, ...], k: int) -> str | None:
     """ "I start (work) at nine": before it ("to"); "I finish (work) at five", "I get off at five": after it
     ("from"); None when "at" follows no word of the caller's own day."""
@@ -365,6 +385,7 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
         elif tok in _AT_WORDS and j < n and tokens[j] == "about":
             j += 1
         kind = None
+        own_day = None
         head = words[-1]
         if words[0] == "not":
             kind = "to" if head == "after" else "from"
@@ -373,8 +394,9 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
         elif head in _FROM_WORDS:
             kind = "from"
         elif head in _TO_WORDS:
-            kind = "to"
-        own_day = None
+            # "I work till noon", "I don't finish work till half four": the caller is free after it
+            kind = "from" if words == [tok] and _busy_until(tokens, k) else "to"
+            own_day = kind if kind == "from" else None
         if head in _AT_WORDS:
             own_day = _own_day_at(tokens, k)
             kind = own_day or "at"
@@ -386,10 +408,12 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
                 # the caller's own day keeps its own half of the day ("I start my shift at 2, so Tuesday morning")
                 half = None if own_day else part
                 value = clock.resolved(half)
+                # two bounds of one kind: the narrower holds ("after five, I don't finish work till half four")
                 if kind == "to":
-                    out.time_to = value
-                    out.label = f"before {clock_label(clock, half)}"
-                else:
+                    if out.time_to is None or value < out.time_to:
+                        out.time_to = value
+                        out.label = f"before {clock_label(clock, half)}"
+                elif out.time_from is None or value > out.time_from or kind == "at":
                     out.time_from = value
                     word = "after" if kind == "from" else "around"
                     out.label = f"{word} {clock_label(clock, half)}"
@@ -442,7 +466,8 @@ def find_window(
         return any(s <= start and end <= e for s, e in excluded_spans)
 
     found = find_days(ct.tokens, now, region) if days is None else days
-    said = [d for d in found if not excluded(d.start, d.end_index) and not _told_of_as_past(ct, d)]
+    said = [d for d in found if not excluded(d.start, d.end_index) and not _told_of_as_past(ct, d)
+            and not _period_reported(ct, d)]
     # a day refused anywhere in the answer is not wanted where it was said before ("Tuesday after- wait, not
     # Tuesday, Wednesday"); where it is refused for one time of it and asked for again, the time refused with it
     # ("her assembly Thursday morning") is no part of the window

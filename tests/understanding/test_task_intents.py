@@ -519,3 +519,9 @@ def test_saying_they_never_meant_to_book_withdraws(said):
                                   "my son", "I was just checking about appointments on Friday"])
 def test_asking_for_a_time_or_booking_for_someone_else_withdraws_nothing(said):
     assert "withdraw" not in intent_names(hear(said, "full_name"))
+
+
+@pytest.mark.parametrize("said", ["Is there somebody in billing I could talk to?",
+                                  "Is there someone at the front desk I could talk to about that?"])
+def test_someone_in_a_department_to_talk_to_is_asking_for_a_person(said):
+    assert "human" in intent_names(hear(said))

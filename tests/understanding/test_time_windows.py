@@ -555,3 +555,39 @@ def test_a_refused_day_told_of_again_with_its_reason_stays_refused():
 ])
 def test_the_same_weekday_a_week_on(said, start):
     assert _heard_on(said, datetime(2026, 11, 30, 10, 0), "AU").window.start == start
+
+
+@pytest.mark.parametrize("said, time_from, time_to", [
+    ("um, the day after tomorrow? But not the morning, I work till noon, so afternoon", time(12), time(17)),
+    ("I'm at work until five", time(17), None),
+    ("next Wednesday? After five if possible, I don't finish work till half four", time(17), None),
+    ("before 10", None, time(10)),
+])
+def test_the_end_of_the_callers_busy_time_is_when_they_are_free_from(said, time_from, time_to):
+    window = _heard_on(said, datetime(2026, 12, 9, 9, 0), "US").window
+    assert (window.time_from, window.time_to) == (time_from, time_to)
+
+
+@pytest.mark.parametrize("said, wanted, refused", [
+    ("could we do Thursday? Actually no, wait, Thursday I'm closing too. Friday morning?", day(18, 12), date(2026, 12, 17)),
+    ("Saturday morning? Oh wait, no, the kids have got netball Saturday. Friday arvo, if he's got something",
+     day(18, 12), date(2026, 12, 19)),
+])
+def test_a_day_taken_back_for_a_shift_or_what_the_family_has_on(said, wanted, refused):
+    utterance = _heard_on(said, datetime(2026, 12, 14, 8, 10), "AU")
+    assert utterance.window.start == wanted and refused in utterance.refused_days
+
+
+def test_a_weekday_after_the_week_said_fine_is_in_that_week():
+    window = _heard_on("the week after next? No, sorry, next week's fine. Wednesday, anytime after lunch.",
+                       datetime(2027, 1, 7, 11, 0), "US").window
+    assert window.start == datetime(2027, 1, 13) and window.time_from == time(13)
+
+
+@pytest.mark.parametrize("said", [
+    "I've done something to my lower back, I think it was touch footy on the weekend, and I can barely sit",
+    "So I was in with her for my acne six weeks ago and she said come back in six weeks, and I forgot to book it",
+    "so I was up at the mountain this weekend and I kinda twisted my knee",
+])
+def test_a_weekend_gone_by_or_a_period_counted_from_a_past_visit_is_no_window(said):
+    assert _heard_on(said, datetime(2027, 1, 8, 16, 0), "US").window is None
