@@ -33,6 +33,7 @@ from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
 from .tools import TOOLS, Ledger, ToolKind, ToolRunner
 from .tools.runner import STORE_REFUSED
+from .tools.get_currently_booked_appts import targets_from_hint
 from .types import CUT_OFF, NO_RULE, CallInfo, ToolRun, Transition, Trigger, TurnResult
 
 # the record of a call the phone line placed to the front desk (warm transfer, listen-in, take-over)
@@ -486,6 +487,7 @@ class Engine:
             if picks and (len(picks) == 1 or ctx.task == "cancel_all"):
                 ctx.target_ids = picks
                 return
+        ctx.target_ids = targets_from_hint(ctx)
 
     # ------------------------------------------------------------ speaking
 

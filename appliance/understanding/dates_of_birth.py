@@ -72,9 +72,30 @@ def find_dob_span(ct: CallerText, today: date, region: Region) -> tuple[date, in
             elif takes_back(ct.tokens[found[2]:mention.start]):
                 found = (born, found[1], mention.end)   # "the 3rd of May 1980, no wait, the 4th of May 1980"
     if found is None:
-        return _put_right_before_the_year(ct, today, region) or _spaced_numbers(ct, today, region) or \
+        return _put_right_before_the_year(ct, today, region) or _year_said_as_this_or_last(ct, today, region) or \
+            _spaced_numbers(ct, today, region) or \
             _digit_pairs(ct, today, region) or _year_then_day_and_month(ct, today, region)
     return _year_said_again(ct, found, today)
+
+
+def _year_said_as_this_or_last(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:
+    """A baby's birth date with its year said as "this year" or "last year" ("second of September, this year,
+    twenty twenty-six"): the year said after it, else the one those words mean."""
+    for mention in find_dates(ct.tokens, region, dob=True):
+        if mention.month is None or mention.day is None or mention.year is not None:
+            continue
+        after = ct.tokens[mention.end:mention.end + 2]
+        if after not in (("this", "year"), ("last", "year")):
+            continue
+        value = today.year - (after[0] == "last")
+        said = year(ct.tokens, mention.end + 2, two_digit=False) if mention.end + 2 < len(ct.tokens) else None
+        end = mention.end + 2
+        if said is not None:
+            value, _, end = said
+        born = date_of_birth(value, mention.month, mention.day, today)
+        if born is not None:
+            return born, mention.start, end
+    return None
 
 
 def _put_right_before_the_year(ct: CallerText, today: date, region: Region) -> tuple[date, int, int] | None:

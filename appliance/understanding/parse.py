@@ -102,6 +102,21 @@ def _after_taking_back(ct: CallerText, region) -> CallerText | None:
     return normalise(" ".join(ct.tokens[k:]), region.words)
 
 
+_KEEPING_BEFORE = frozenset({"not", "keep", "leave"})
+_KEEPING_AFTER = (("is", "fine"), ("'s", "fine"), ("is", "ok"), ("is", "okay"), ("stays",), ("can", "stay"),
+                  ("i", "still", "need"), ("is", "still", "fine"))
+
+
+def _kept(ct: CallerText, span: tuple[int, int]) -> bool:
+    """Whether words about one of the caller's bookings say it is kept ("not the one tomorrow", "keep the
+    follow-up", "the follow-up one's fine, keep that one")."""
+    start, end = span
+    if not _KEEPING_BEFORE.isdisjoint(ct.tokens[max(0, start - 2):start]):
+        return True
+    said = ct.tokens[start:end + 3]   # the words about it run on ("the follow-up one's fine")
+    return any(said[k:k + len(words)] == words for words in _KEEPING_AFTER for k in range(len(said)))
+
+
 def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
     """The token spans of the clauses that ask something (a question word in them)."""
     return [(start, end) for start, end in ct.clause_spans if not _QUESTION_WORDS.isdisjoint(ct.tokens[start:end])]
@@ -222,11 +237,26 @@ def understand(text: str, context: ListenContext) -> Utterance:
     # booking picks
     booking_picks: tuple[int, ...] = ()
     if context.bookings and not question.personal and (choosing_booking or spans or mentions_every_booking(ct)):
-        inside = None if choosing_booking else (lambda s, e: covered(spans, s, e))
+        # "not the physio tomorrow", "keep the follow-up", "the follow-up one's fine": a booking the caller keeps
+        kept = [span for span in spans if _kept(ct, span)]
+        wanted = [span for span in spans if span not in kept]
+        if choosing_booking:
+            inside = (lambda s, e: not covered(kept, s, e)) if kept else None
+        else:
+            inside = lambda s, e: covered(wanted, s, e)
         constraints = read_constraints(ct, context.now, context.region, findings, inside, days, times)
         plural_named = any(m.kind == "service" and ct.tokens[m.end - 1].endswith("s")
                            and not ct.tokens[m.end - 1].endswith("ss") for m in findings.mentions)
         booking_picks = pick_bookings(ct, constraints, context.bookings, plural_named)
+        kept_picks: set[int] = set()
+        for span in kept:
+            keep = read_constraints(ct, context.now, context.region, findings,
+                                    lambda s, e, span=span: covered([span], s, e), days, times)
+            kept_picks.update(pick_bookings(ct, keep, context.bookings))
+        booking_picks = tuple(k for k in booking_picks if k not in kept_picks)
+        if kept_picks and not booking_picks and len(context.bookings) - len(kept_picks) == 1:
+            # two bookings, one kept: the other is the one meant
+            booking_picks = tuple(k for k in range(len(context.bookings)) if k not in kept_picks)
 
     refused = refused_days(ct, days, context.offered_slots) if not question.personal else ()
 

@@ -205,8 +205,11 @@ ADDRESS = (
          # "how do I find your <site> clinic?", "how would we get to the <site> site?"
          r"\bhow (?:do|can|would|should|will) (?:i|we) (?:get|find|reach) (?:to )?(?:the|your) (?:\w+ ){0,3}"
          r"(?:clinic|practice|office|site|branch|surgery|location|rooms|centre|center|one)\b",
-         # parking asked about, not a caller saying they are parking ("I'm just parking up")
-         r"(?<!\bam )(?<!\bjust )(?<!\bwas )(?<!\bare )(?<!\bis )\bparking\b(?! up\b| the car\b| now\b)|"
+         # parking asked about ("is there parking?", "what's the parking like?"), not told of ("I'm just parking up",
+         # "I don't want to deal with parking at <site>")
+         r"\b(?:is there|are there|any|do you have|have you got|what is the|how is the|where is the|is the|is there any|"
+         r"about|free|on site|onsite|street|car) parking\b|\bparking (?:available|like|nearby|close by|on site|onsite|"
+         r"spaces?|spots?|there)\b(?! (?:up|the car)\b)|^(?:and |what about |how about )?(?:the )?parking$|"
          r"\bwhere (?:can|do|should) (?:i|we) park\b",
          r"\b(?:what|which) (?:locations|clinics|branches|sites)\b|\bhow many (?:locations|clinics|branches)\b",
          r"\b(?:what|which) (?:street|suburb|road)\b"),

@@ -230,12 +230,21 @@ _SETTLING = (("let", "us", "say"), ("let", "us", "do"), ("let", "us", "go", "wit
              ("let", "us", "make", "it"), ("make", "it"), ("go", "with"), ("put", "me", "down", "for"))
 
 
+_BETTER = (("'s", "better"), ("is", "better"), ("would", "be", "better"), ("'s", "best"), ("is", "best"),
+           ("would", "be", "best"), ("works", "better"), ("suits", "better"), ("suits", "me", "better"))
+
+
 def _concluded(ct: CallerText, day: DayMention) -> bool:
     """Whether the day is what the caller concludes with after telling of another ("she breaks up on Friday, so,
     Monday?", "I'm at work Tuesday so maybe Wednesday") or settles on ("... so Thursday or Friday. Let's say this
     Friday"): it follows "so", with at most asking words between, or words that settle on it."""
     before = ct.tokens[max(0, day.start - 5):day.start]
     if any(before[-len(words):] == words for words in _SETTLING):
+        return True
+    after = ct.tokens[day.end_index:day.end_index + 4]
+    if after[:1] in (("morning",), ("afternoon",), ("evening",)):
+        after = after[1:]
+    if any(after[:len(words)] == words for words in _BETTER):   # "Thursday or Friday? Friday's better actually"
         return True
     k = day.start
     while k > 0 and ct.tokens[k - 1] in _ASKING_WORDS and day.start - k < 4:

@@ -84,3 +84,14 @@ def test_a_time_written_as_bare_digits_picks_the_appointment_at_that_time(heard,
 @pytest.mark.parametrize("heard", ["the 1045 one", "I want to cancel 1000 things"])
 def test_bare_digits_that_spell_no_appointments_time_pick_none(heard) -> None:
     assert hear(heard, "booking_choice", bookings=BOOKINGS).booking_picks == ()
+
+
+@pytest.mark.parametrize("said, question", [
+    ("I need to cancel the massage I've got booked. Not the follow-up tomorrow, I still need that one, just the "
+     "massage.", "intent"),
+    ("not the one tomorrow, the massage", "booking_choice"),
+    ("cancel the massage, the follow-up one's fine, keep that one", "booking_choice"),
+    ("keep the follow-up, cancel the other", "booking_choice"),
+])
+def test_a_booking_the_caller_keeps_is_not_the_one_meant(said, question):
+    assert hear(said, question, bookings=BOOKINGS).booking_picks == (1,)

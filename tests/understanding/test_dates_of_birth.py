@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 import pytest
 
@@ -501,3 +501,11 @@ def test_a_date_with_a_long_past_year_said_with_the_callers_name_is_their_birth_
 ])
 def test_a_day_put_right_before_the_year_is_said(said, born):
     assert hear(said, "dob", region="US").dob == born
+
+
+@pytest.mark.parametrize("said, born", [
+    ("second of September, this year, twenty twenty-six.", date(2026, 9, 2)),
+    ("the 3rd of March last year", date(2025, 3, 3)),
+])
+def test_a_babys_birth_date_said_this_year_or_last(said, born):
+    assert hear(said, "dob", region="GB", now=datetime(2026, 12, 2, 14, 40)).dob == born

@@ -525,3 +525,12 @@ def test_asking_for_a_time_or_booking_for_someone_else_withdraws_nothing(said):
                                   "Is there someone at the front desk I could talk to about that?"])
 def test_someone_in_a_department_to_talk_to_is_asking_for_a_person(said):
     assert "human" in intent_names(hear(said))
+
+
+@pytest.mark.parametrize("said, asks", [
+    ("is there parking?", True), ("what's the parking like", True), ("do you have parking", True), ("parking?", True),
+    ("where can I park", True), ("Eastside, please, I don't wanna deal with parking at the city one", False),
+    ("I'm just parking up now", False),
+])
+def test_parking_asked_about_not_told_of(said, asks):
+    assert ("address" in intent_names(hear(said, "location"))) == asks

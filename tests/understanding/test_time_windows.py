@@ -591,3 +591,12 @@ def test_a_weekday_after_the_week_said_fine_is_in_that_week():
 ])
 def test_a_weekend_gone_by_or_a_period_counted_from_a_past_visit_is_no_window(said):
     assert _heard_on(said, datetime(2027, 1, 8, 16, 0), "US").window is None
+
+
+@pytest.mark.parametrize("said, start", [
+    ("I work Monday through Wednesday, so, um, Thursday or Friday? Friday's better actually. Friday morning.",
+     datetime(2027, 1, 15)),
+    ("Thursday or Friday, Friday would be better", datetime(2027, 1, 15)),
+])
+def test_the_day_said_to_be_better(said, start):
+    assert _heard_on(said, datetime(2027, 1, 12, 14, 40), "US").window.start == start

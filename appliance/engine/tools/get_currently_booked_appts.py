@@ -29,11 +29,13 @@ class GetCurrentlyBookedAppts(Tool):
         ctx.bookings = tuple(raw["appointments"])
         still_there = {b.id for b in ctx.bookings}
         ctx.target_ids = tuple(t for t in ctx.target_ids if t in still_there)
-        if not ctx.target_ids:
-            ctx.target_ids = _targets_from_hint(ctx)
+        if not ctx.target_ids and not ctx.booking_hint_texts:
+            ctx.target_ids = targets_from_hint(ctx)
+        # else the engine reads the caller's earlier words again first ("cancel the pilates, not the physio
+        # tomorrow"), and only then falls back to what was gathered from them
 
 
-def _targets_from_hint(ctx: CallContext) -> tuple[str, ...]:
+def targets_from_hint(ctx: CallContext) -> tuple[str, ...]:
     """One booking, or the caller's earlier words ("the one tomorrow"), pick the target."""
     bookings = ctx.bookings or ()
     if len(bookings) == 1:
