@@ -193,6 +193,6 @@ class DiaryBlock:
 
 def fold_name(text: str) -> str:
     """How names are compared everywhere: in the Latin letters a caller says them with ("Søren Ødegaard" as
-    "soren odegaard", "José" as "jose"), case-folded, single-spaced. Names are stored as given; only
+    "soren odegaard", "Dóe" as "doe"), case-folded, single-spaced. Names are stored as given; only
     comparisons fold."""
     return " ".join(anyascii(unicodedata.normalize("NFC", text)).casefold().split())

@@ -306,7 +306,7 @@ def _without_surname_words(first: str, surname: str) -> str:
 
 
 def _as_held(spelled: str, ctx: CallContext, said: tuple[str | None, ...] = ()) -> str:
-    """A spelling of a name said with it or already held, in the form said or held ("N G U Y E N" for "Nguyễn"
+    """A spelling of a name said with it or already held, in the form said or held ("D O" for "Đỗ"
     keeps its marks: a caller spells in the letters a phone keypad has)."""
     forms = [form for form in (*said, ctx.last_name, ctx.first_name)
              if form and fold_name(form).replace(" ", "") == fold_name(spelled).replace(" ", "")]

@@ -25,7 +25,7 @@ from .line_conditions import DEFAULT_LINE, NOISE_SNR_DB, BackgroundNoise, line_c
 
 
 def sayable(line: str) -> str:
-    """The line as the caller would say it to an English voice: letters beyond Latin-1 ("Đặng", "Nguyễn")
+    """The line as the caller would say it to an English voice: letters beyond Latin-1 ("Đặng", "Đỗ")
     folded to the plain letters they sound like. The synthetic voices read such letters by their Unicode
     names ("D stroke", "letter ...") or not at all, which no caller does; Latin-1 letters (é, ø, ñ) they say.
     A phone number written in digit groups is said digit by digit, as callers give one: the voices read

@@ -143,7 +143,7 @@ def always_on_failures(played: "PlayedCall", flow: Flow, facts: CallFacts) -> li
 
 def _same_name(expected: str, actual: str, by_ear: bool) -> bool:
     """Names as the scenario and the store hold them, case aside; for a call heard by ear, accents aside too
-    (no one hears the accent in "Renée": a receptionist writes what they can hear, and the spelling the caller
+    (no one hears the accent in "Janée": a receptionist writes what they can hear, and the spelling the caller
     gives has none)."""
     if by_ear:
         return fold_name(expected) == fold_name(actual)

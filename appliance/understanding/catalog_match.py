@@ -153,8 +153,8 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             toks = _canon_tokens(text)
             # "Initial consultation" is also just "initial"; "Foot massage" also just
             # "massage" (kept only where no other service claims the word).
-            # ... but not by whom it is for alone: the "kids" of "Kids' cleaning" ("watch the kids") or "women" of
-            # "Women's health", in any of its names
+            # ... but not by whom it is for alone, a possessive in any of its names ("watch the kids" names no
+            # service for children)
             whose = {w.lower().rstrip("'").removesuffix("'s") for t in (s.name, *s.aliases) for w in t.split()
                      if w.endswith(("'", "'s"))}
             content = tuple(t for t in toks if t not in _GENERIC and t not in whose)

@@ -18,7 +18,7 @@ from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .normalise import CallerText
 
 
-# a name, maybe after the particles names start with ("Ó Ceallaigh", "van Dijk", "de la Cruz"): the particles
+# a name, maybe after the particles names start with ("Ó Doe", "van Roe", "de la Doe"): the particles
 # and the name are one name, however short a particle
 _PARTICLE = "(?:" + "|".join(sorted(map(re.escape, NAME_PARTICLES), key=len, reverse=True)) + r")\b"
 _NAME = r"((?:" + _PARTICLE + r" )*(?!" + _PARTICLE + r" )[^\W\d_](?:[^\W\d_]|')+)"
@@ -86,7 +86,7 @@ def _said_name(ct: CallerText, m: re.Match, group: int) -> str:
 
 
 def _double_barrelled(ct: CallerText, char_at: int) -> str:
-    """The name whose word starts at `char_at`, whole where it is one part of a hyphenated name ("O'Brien-Núñez"),
+    """The name whose word starts at `char_at`, whole where it is one part of a hyphenated name ("O'Doe-Róe"),
     which the normalised text holds as separate words."""
     start = end = ct.token_index(char_at)
     while start in ct.hyphen_joined:

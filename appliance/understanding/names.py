@@ -200,7 +200,7 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     merged: list[list] = []
     for letters, start, end, singles in _groups(ct):
         if merged and singles == 1 and _says_what_was_spelled(ct, start, "".join(m[0] for m in merged)):
-            continue   # "O space C E A L L A I G H, Ó Ceallaigh": the name said after its letters
+            continue   # "O space D O E, Ó Doe": the name said after its letters
         if merged and singles == 1 and start in ct.clause_starts and _mark_after(ct.tokens, start + 1) > start + 1 \
                 and letters in merged[-1][0] and (end == len(ct.tokens) or _letter(ct.tokens, end) is None):
             continue   # "I B A N E Z, N with a tilde": which letter has a mark, not one letter more
@@ -370,7 +370,7 @@ def _read_run(ct: CallerText, i: int, blocked: frozenset[str], limit: int = 4) -
             words.append(tok)
             j += 1
             continue
-        # a particle before a name word, also one of a single letter that starts the run ("Ó Ceallaigh, Seán")
+        # a particle before a name word, also one of a single letter that starts the run ("Ó Doe, Jane")
         if (parts or (len(tok) == 1 and tok in NAME_PARTICLES)) \
                 and (tok in NAME_PARTICLES or (len(tok) == 1 and tok.isalpha())) and j + 1 < n \
                 and j + 1 not in ct.clause_starts and _name_like(tokens[j + 1], blocked) \
@@ -439,8 +439,8 @@ def _article_as_given_name(ct: CallerText, j: int, blocked: frozenset[str]) -> b
 
 
 def _person(parts: tuple[str, ...], single: str) -> PersonName:
-    """A name from its words: the surname is the last word (with any particle before it: "van der Berg",
-    "Ní Bhriain"), and every word before it is a given name ("Thu Hà", "Mary Jane"), kept as said."""
+    """A name from its words: the surname is the last word (with any particle before it: "van der Doe",
+    "Ní Roe"), and every word before it is a given name ("Thu Hà", "Mary Jane"), kept as said."""
     if len(parts) == 1:
         word = title_case(parts[0])
         return PersonName(first=word, last=None) if single == "first" else PersonName(first=None, last=word)
@@ -696,7 +696,7 @@ def _bare_name(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: 
 
 def _surname_then_given(ct: CallerText, run: _Run, blocked: frozenset[str],
                         spelled: list[Spelled]) -> PersonName | None:
-    """"Doe, Jane" or "van der Berg, Anna": a surname (one word, or words led by a particle, which never starts a
+    """"Doe, Jane" or "van der Doe, Anna": a surname (one word, or words led by a particle, which never starts a
     given name), then the given names after a pause, ending the answer; or, where the name lists say so, a given
     name and a surname with a pause between ("Arjun, Banerjee"). None where `run` is neither."""
     tokens = ct.tokens

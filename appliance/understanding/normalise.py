@@ -4,7 +4,7 @@ Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 "don't" or "dont". Everything downstream matches against one form:
 
 - lower case, single spaces, no punctuation inside the word stream; letters of
-  any script kept as they are, in Unicode NFC ("José", "Nguyễn", "Ødegaard");
+  any script kept as they are, in Unicode NFC ("Dóe", "Đỗ", "Ødoe");
 - contractions expanded ("don't" -> "do not", "it's" -> "it is");
 - hesitation fillers ("um", "uh") dropped, backchannels ("uh huh") -> "mhm", the two-note no
   ("uh-uh", "mm-mm") -> "no";

@@ -53,6 +53,9 @@ _REFUSED_AFTER = re.compile(
     r"at work|away|not free|not around|not available|closing|opening|on shift|on call|on nights|on lates|"
     r"on earlies)\b|"
     r"^(?: i| we) (?:can not|could not|will not be able to)\b|^(?: i work)\b|"
+    # "Mondays she has swim", "Tuesday I've got work": what someone has on the day said first
+    r"^(?: i| we| he| she| they)(?>(?: have got| has got| is got| have| has| got))"
+    r"(?! (?:time|nothing|free|space|room|availability|off|anything|any)\b)(?: a| an| my| his| her| their)? \w+|"
     # "Wednesday night is my son's basketball game", "Friday I have a wedding"
     r"^(?: 's| is)? (?:my|our|his|her|their|the) (?:\S+ ){0,3}" + _EVENT + r"\b|"
     r"^(?: i| we| he| she)(?: have| has| have got| has got| am at| are at| is at)(?: a| an| my| our| his| her)?"

@@ -246,6 +246,9 @@ def _concluded(ct: CallerText, day: DayMention) -> bool:
         after = after[1:]
     if any(after[:len(words)] == words for words in _BETTER):   # "Thursday or Friday? Friday's better actually"
         return True
+    then = day.end_index + (ct.tokens[day.end_index:day.end_index + 1] != after[:1])   # past a time of day said
+    if after[:1] == ("then",) and (then + 1 >= len(ct.tokens) or then + 1 in ct.clause_starts):
+        return True   # "... I've got five-a-side on Wednesdays. Thursday evening then."
     k = day.start
     while k > 0 and ct.tokens[k - 1] in _ASKING_WORDS and day.start - k < 4:
         k -= 1

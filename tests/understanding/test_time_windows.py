@@ -600,3 +600,17 @@ def test_a_weekend_gone_by_or_a_period_counted_from_a_past_visit_is_no_window(sa
 ])
 def test_the_day_said_to_be_better(said, start):
     assert _heard_on(said, datetime(2027, 1, 12, 14, 40), "US").window.start == start
+
+
+@pytest.mark.parametrize("said, wanted", [
+    ("Wednesday evening? Oh no, hang on, I've got five-a-side on Wednesdays. Thursday evening then.", day(3, 12)),
+    ("Monday? Oh wait, no, Mondays she has swim. Tuesday afternoon", day(1, 12)),
+    ("Friday, Thursday then", day(3, 12)),
+])
+def test_the_day_the_caller_ends_on_after_a_weekly_commitment(said, wanted):
+    assert _heard_on(said, datetime(2026, 11, 30, 10, 0), "GB").window.start == wanted
+
+
+@pytest.mark.parametrize("said", ["Tuesday I've got time", "Tuesday I have nothing on"])
+def test_a_day_with_time_or_nothing_on_is_not_refused(said):
+    assert _heard_on(said, datetime(2026, 11, 30, 10, 0), "GB").refused_days == ()

@@ -3,7 +3,7 @@
 Speech-to-text bends names (a first name into small words, a surname into a
 word that sounds the same), and records keep names as they were given, in
 any script. Names are compared as their letters only, with case and accents
-folded ("José García" and "Jose Garcia" are the same letters), and surnames
+folded ("Jané Dóe" and "Jane Doe" are the same letters), and surnames
 also by sound (metaphone).
 """
 
@@ -51,7 +51,7 @@ WHOLE_NAME_SAID_THRESHOLD = 95
 
 def whole_name_said(patient: PatientRecord, heard: tuple[str, ...]) -> bool:
     """The record's whole name is in what the caller said for their name, whatever the word breaks: a double
-    surname said without its hyphen ("O'Brien Nunez") or a first name run into the surname."""
+    surname said without its hyphen ("O'Doe Roe") or a first name run into the surname."""
     on_file = letters(f"{patient.first_name} {patient.last_name}")
     return len(on_file) >= 8 and any(
         fuzz.partial_ratio(on_file, letters(text)) >= WHOLE_NAME_SAID_THRESHOLD
