@@ -124,8 +124,8 @@ def _question_clauses(ct: CallerText) -> list[tuple[int, int]]:
 
 def _without_practitioners_in_the_name(findings: CatalogFindings, ct: CallerText, name: PersonName | None,
                                        replacements: tuple[tuple[str, str], ...]) -> CatalogFindings:
-    """The findings less a practitioner named by words of the caller's own name as said ("it's Sione Doe", where a
-    practitioner is called Sione): a name given is about who is calling, not whom they would see."""
+    """The findings less a practitioner named by words of the caller's own name as said ("it's Jane Doe", where a
+    practitioner is called Jane): a name given is about who is calling, not whom they would see."""
     said = [" ".join(filter(None, (name.first, name.last)))] if name else []
     said += [new for _, new in replacements]
     runs = [normalise(words).tokens for words in said if words]

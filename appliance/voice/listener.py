@@ -157,8 +157,8 @@ QUICK_HANDOVER_QUIET_S = 0.5
 # more of the agent's sentence still to come, was a backchannel ("mm-hmm") and is let go. Wall time: the agent's
 # speech is timed by the clock, not by line samples.
 LAST_WORDS_S = 0.8
-# Over the agent, an utterance shorter than this that Whisper makes one word of ("Mm-hmm.", "Yeah.", "Emma." for
-# a hum) is a backchannel, not a barge-in; more words, or a longer utterance, stop the agent
+# Over the agent, an utterance shorter than this that Whisper makes one word of ("Mm-hmm.", "Yeah.", or a
+# name it hears in a hum) is a backchannel, not a barge-in; more words, or a longer utterance, stop the agent
 BACKCHANNEL_MAX_S = 1.0
 # Speech in which Whisper finds no words goes to the engine as "not heard" (so it asks again rather than waiting in
 # silence) at a question that short answers settle ("uh-huh" is written as nothing), when it holds this much sound
