@@ -27,7 +27,7 @@ from .clock import Clock, random_ids
 from .conditions import CONDITIONS, RuleEnv, intent_trigger
 from .context import CallContext
 from .expected_answers import expected_answers
-from .flow import RETURN, Condition, Edge, Flow, State
+from .flow import EDGE_EFFECTS, RETURN, Condition, Edge, Flow, State
 from .preview import preview_reply
 from .replies import Facts, render
 from .read_backs import on_confirmed, pending_confirmation
@@ -45,11 +45,6 @@ log = logging.getLogger("appliance.engine")
 FallbackClassifier = Callable[[str, tuple[str, ...]], "Signal | None"]
 
 _MAX_STEPS_PER_TURN = 60
-_CLEARABLE = {
-    "name": ("first_name", "last_name"), "dob": ("dob",), "window": ("window",), "phone": ("phone",),
-    "service": ("service_id",), "location": ("location_id",), "practitioner": ("practitioner_id",),
-    "task": ("task",),
-}
 
 
 class CallEnded(RuntimeError):
@@ -390,7 +385,7 @@ class Engine:
         for item in edge.clear:
             if item == "task":   # the caller never meant the task: who they are stays, the rest goes
                 ctx.reset_task_details()
-            for attr in _CLEARABLE[item]:
+            for attr in EDGE_EFFECTS[item]:
                 setattr(ctx, attr, None)
         if edge.reason:
             ctx.callback_reason = edge.reason

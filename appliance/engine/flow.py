@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from ..understanding import Question, QuestionError, known_kinds, read_questions
+from ..understanding import INTENTS, Question, QuestionError, known_kinds, read_questions
 from ..understanding.questions import questions_from_mapping
 from .conditions import CONDITIONS
 from .replies import FACT_NAMES, placeholders
@@ -25,12 +25,13 @@ from .types import OUTCOMES
 
 KINDS = ("decision", "action", "terminal")
 RETURN = "$return"
-EDGE_EFFECTS = ("name", "dob", "window", "phone", "service", "location", "practitioner", "task")
-INTENT_NAMES = (
-    "book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address", "service_info",
-    "human", "callback", "emergency", "crisis", "medical_advice", "non_service", "yes", "no",
-    "correction", "goodbye", "withdraw",
-)
+# what an edge may `clear`, and the call context fields each clears ("task" also drops the task's details)
+EDGE_EFFECTS = {
+    "name": ("first_name", "last_name"), "dob": ("dob",), "window": ("window",), "phone": ("phone",),
+    "service": ("service_id",), "location": ("location_id",), "practitioner": ("practitioner_id",),
+    "task": ("task",),
+}
+INTENT_NAMES = INTENTS   # the intents the understanding can find: a flow may only route on these
 CALLBACK_REASONS = (
     "caller_request", "medical_advice", "non_service", "unclear", "unverified_identity",
     "patient_not_found", "booking_failed", "no_time_agreed", "cancel_failed", "system_error", "human_unavailable",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .calendar_phrases import WEEKDAYS
 from .normalise import CallerText
 
 _NOUNS = frozenset({"appointment", "appointments", "booking", "bookings", "session", "sessions", "visit", "visits",
@@ -99,13 +100,10 @@ def reference_spans(
     return spans
 
 
-_WEEKDAY_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
-
-
 def _the_weekday_a_week_on(tokens: tuple[str, ...], k: int) -> bool:
     """ "Not this Wednesday, the one after", "Friday? The following one": a day, not an appointment."""
     after = k + 1 < len(tokens) and tokens[k + 1] == "after" or k > 0 and tokens[k - 1] == "following"
-    return after and not _WEEKDAY_WORDS.isdisjoint(tokens[max(0, k - 7):k])
+    return after and not WEEKDAYS.keys().isdisjoint(tokens[max(0, k - 7):k])
 
 
 def covered(spans: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from ..domain import Slot
-from .calendar_phrases import DayMention
+from .calendar_phrases import WEEKDAYS, DayMention
 from .normalise import CallerText
 
 # what a caller (or someone of theirs) may have on that day, once or every week ("he has dialysis Mondays",
@@ -119,7 +119,7 @@ def refused_mentions(ct: CallerText, days: list[DayMention]) -> list[bool]:
     return said
 
 
-_EVERY_WEEK = frozenset({"mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays"})
+_EVERY_WEEK = frozenset(word for word in WEEKDAYS if word.endswith("days"))   # "Tuesdays": every Tuesday
 _WEEKS_AHEAD = 6
 _RANGE_WORDS = frozenset({("through",), ("thru",), ("to",), ("till",), ("until",)})
 
