@@ -24,7 +24,7 @@ from .common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from .name_list import given_name_first, is_listed_name   # the lists themselves load on first use
 from .normalise import CallerText, normalise
 from .utterance import PersonName
-from .yes_no import takes_back
+from .yes_no import TAKE_BACK_WORDS, takes_back
 
 _LETTER_WORDS = {"bee": "b", "cee": "c", "dee": "d", "eff": "f", "gee": "g", "aitch": "h", "haitch": "h",
                  "jay": "j", "kay": "k", "ell": "l", "el": "l", "em": "m", "en": "n", "pee": "p", "cue": "q",
@@ -483,10 +483,8 @@ def find_name(
 
 
 # what a caller says between a name and the name said right ("Jane Doe, sorry, no, it's Roe")
-_SAID_AGAIN_SKIP = frozenset({"sorry", "no", "actually", "wait", "oops", "i", "mean", "meant", "it", "is", "that",
-                              "should", "be", "um", "uh", "er", "erm", "oh", "my", "the", "surname", "last", "first",
-                              "name", "was", "its", "rather"})
-_TAKE_BACK_WORDS = frozenset({"sorry", "no", "actually", "wait", "oops", "meant", "rather"})
+_SAID_AGAIN_SKIP = TAKE_BACK_WORDS | {"i", "mean", "it", "is", "that", "should", "be", "um", "uh", "er", "erm",
+                                       "oh", "my", "the", "surname", "last", "first", "name", "was", "its"}
 
 
 def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: frozenset[str]
@@ -496,7 +494,7 @@ def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked:
     after (one name word said again replaces the part of the name it is most like). None where the answer
     holds no name taken back."""
     tokens = ct.tokens
-    marks = [k for k, tok in enumerate(tokens) if tok in _TAKE_BACK_WORDS and k > 0]
+    marks = [k for k, tok in enumerate(tokens) if tok in TAKE_BACK_WORDS and k > 0]
     for mark in reversed(marks):
         at = mark
         while at < len(tokens) and tokens[at] in _SAID_AGAIN_SKIP:

@@ -40,7 +40,7 @@ from .slot_picks import pick_slot
 from .time_windows import find_window
 from ..domain import TimeWindow
 from .utterance import ListenContext, PersonName, Utterance
-from .yes_no import takes_back
+from .yes_no import TAKE_BACK_WORDS, takes_back
 
 _EXISTING = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 _REPLACING = frozenset({"instead", "change", "old", "maiden", "previous", "wrong", "incorrect"})
@@ -84,18 +84,18 @@ def _on(window: TimeWindow, day) -> TimeWindow:
                    label=f"{start:%A} {label}".strip() if label != "soonest" else f"{start:%A}")
 
 
-_TAKING_BACK = frozenset({"no", "nah", "sorry", "actually", "wait", "scratch", "rather"})
+_TAKING_BACK_SKIP = TAKE_BACK_WORDS | {"oh", "hang", "on", "um", "i", "mean"}
 
 
 def _after_taking_back(ct: CallerText, region) -> CallerText | None:
     """The words after the last words that take back what was said before them ("the first one, no wait, the
     second one"), where something was said before; None where nothing was taken back."""
-    marks = [k for k, tok in enumerate(ct.tokens) if tok in _TAKING_BACK and k > 0
+    marks = [k for k, tok in enumerate(ct.tokens) if tok in TAKE_BACK_WORDS and k > 0
              and takes_back(ct.tokens[k:k + 3])]
     if not marks:
         return None
     k = marks[-1]
-    while k < len(ct.tokens) and ct.tokens[k] in _TAKING_BACK | {"oh", "hang", "on", "um", "i", "mean", "wait"}:
+    while k < len(ct.tokens) and ct.tokens[k] in _TAKING_BACK_SKIP:
         k += 1
     if k >= len(ct.tokens):
         return None

@@ -280,6 +280,12 @@ def _leaving_outright(text: str) -> bool:
 _BETWEEN_VERSIONS = Question("between_versions")
 
 
+# the words a caller starts to take back what they just said with ("the first, no wait, the second"; "Doe,
+# sorry, Roe"; "oops, I meant ..."): where an answer is read from the words after them, in names, slot picks
+# and bookings alike; `takes_back` says whether the words from one on really do
+TAKE_BACK_WORDS = frozenset({"no", "nah", "sorry", "actually", "wait", "scratch", "rather", "oops", "meant"})
+
+
 def takes_back(words: tuple[str, ...]) -> bool:
     """Whether `words`, said between two versions of one answer, take the first back ("S M I T H, sorry,
     S M Y T H", "... no, S M Y T H", "... scratch that ..."): heard on their own they are a correction or a no,
