@@ -597,8 +597,11 @@ def _find_name(
         if not _clause_end_after(ct, run):
             continue
         if phrase == "i am" and len(run.parts) < 2 and name_part is None and not _greeted(ct, m.start()) \
-                and run.end < len(ct.tokens) and ct.tokens[run.end] not in _INTRODUCING:
-            continue  # "I'm outside", "I'm Jane calling": only the second is surely a name
+                and (run.end < len(ct.tokens) and ct.tokens[run.end] not in _INTRODUCING
+                     or run.end == len(ct.tokens) and not is_listed_name(run.parts[0])):
+            # "I'm outside", "I'm Jane calling": only the second is surely a name; and unasked, one word that
+            # ends the answer is a name only where people have it ("..., I'm Jane", not "..., I'm flexible")
+            continue
         return _respell(_person(run.parts, _single_part(name_part)), ct, spelled)
 
     speaking = not ct.words.isdisjoint(_SPEAKING)

@@ -291,7 +291,9 @@ MEDICAL_ADVICE = (
          r"about|a (?:sprain|tear|fracture|break|infection|bad sign))\b",
          r"\b(?:normal|usual) (?:that|for (?:it|my|a|the)|to (?:have|feel|be))\b",
          r"\bwhat (?:dose|dosage)\b|\bhow (?:much|many)(?: \w+)? (?:should|can|do) i take\b|"
-         r"\bhow many (?:tablets|pills|capsules)\b|\bdosage\b|\bdose\b",
+         # "a dose of" what is not a medicine is a bout of an illness ("a desperate dose of the flu")
+         r"\bhow many (?:tablets|pills|capsules)\b|\bdosage\b|\bdose\b(?! of\b)|"
+         r"\bdose of (?:the |my |his |her |that |this |\w+ )?" + _MEDS + r"\b",
          r"\bcan i (?:take|have) (?:some |an? |my )?" + _MEDS + r"\b",
          r"\b(?:ice|heat) (?:it|or heat|or ice|pack)\b",
          r"\bwhat is (?:wrong|going on|happening) with (?:my|me|it|him|her)\b",

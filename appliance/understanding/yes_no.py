@@ -112,6 +112,11 @@ GOODBYE_RULES = RuleSet(
     rule("goodbye", "medium",
          r"\b(?:i am|we are) (?:all )?(?:good|fine|sorted|done|all set)\b(?! (?:with|to|for|at|if)\b)",
          r"\bcheers$|\bwrong number\b",
+         # the caller leaving to think or to call again themselves: "I'll have a think and ring back",
+         # "I'll think about it", "let me check with my husband and I'll call you back"
+         r"\b(?:i|we) will (?:just |probably |maybe )?(?:have a (?:think|chat with \w+(?: \w+)?|talk with \w+(?: \w+)?)"
+         r"(?: about it)?(?: and| then)? )?(?:think (?:about )?it(?: over)?|have a think|call back|ring back|"
+         r"(?:call|ring|phone) you back|get back to you|be in touch)\b",
          negation_window=2),
 )
 _THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", "great", "lovely", "cheers", "ta",

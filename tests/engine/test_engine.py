@@ -891,3 +891,21 @@ def test_a_no_at_the_booking_read_back_that_also_sounds_like_a_cancel_never_brea
         "Thursday afternoon", "the first one")
     after = engine.turn("no wait, sorry, can we do the quarter past instead? I won't make it out of work by five")
     assert "went wrong" not in after.reply and not after.ended, (after.state, after.reply)
+
+
+@pytest.mark.parametrize("waiting", ["slot_choice", "confirm"])
+def test_who_the_caller_is_undone_part_way_is_proved_again_before_a_booking_is_offered_or_written(engine, waiting):
+    """A name or birth date put right after the caller was identified undoes the match (`absorb`): the booking
+    goes back to identifying them, rather than on to a write its guard must refuse."""
+    engine.start(CallInfo(caller_id=SARAH))
+    say(engine, "I'd like to book a follow-up at the City clinic", "Sarah Johnson", "4th of March 1985",
+        "Thursday afternoon")
+    if waiting == "confirm":
+        engine.turn("the first one")
+    assert engine.ctx.patient is not None and engine.current.waiting_for == waiting
+    engine.ctx.patient = None          # as a correction of who they are leaves it
+    engine.ctx.identity_result = None
+    result = engine.turn("yes, the first one")
+    assert not [t for t in result.tools if t.name == "CreateAppointment"]
+    assert engine.ctx.patient is not None, (result.state, result.reply)   # proved again from what is held
+    assert result.waiting_for in ("slot_choice", "confirm")

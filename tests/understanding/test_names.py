@@ -86,6 +86,8 @@ def test_full_names(text: str, waiting_for: str, first: str, last: str) -> None:
 
 
 PARTS = [
+    ("I'd like to book, I'm Siobhan", "intent", "Siobhan", None),
+    ("Hello, I need an appointment. I'm Tamika", "intent", "Tamika", None),
     ("my last name is Smyth", "intent", None, "Smyth"),
     ("surname's Smyth", "dob", None, "Smyth"),
     ("first name Jon", "intent", "Jon", None),
@@ -135,6 +137,9 @@ NO_NAME = [
     ("I want to cancel my appointment with Raj Shah", "full_name"),
     ("I'm not a patient, I'm calling from Local Search Pro", "full_name"),
     ("it's an unusual one", "last_name"), ("an appointment please", "full_name"),
+    # unasked, a word that ends the answer after "I'm" is a name only where people have it
+    ("whatever's soonest, I'm flexible", "time_preference"), ("any day really, I'm retired", "time_preference"),
+    ("the later one, I'm knackered", "slot_choice"), ("mornings, I'm local", "time_preference"),
 ]
 
 

@@ -167,6 +167,9 @@ CASES = {
         "is it broken do you think",
         "what should I do about the swelling",
         "can I take nurofen with my other tablets",
+        "what's the dose for kids",
+        "can he have another dose of the ibuprofen",
+        "how big a dose of paracetamol can I give her",
     ],
     "non_service": [
         "I'm calling from a supplier",
@@ -229,6 +232,11 @@ NOT = [
     ("I want to book a heart rate check", "price"),
     ("it's about my massage", "book"),
     ("I'm running about 10 minutes late", "cancel"),
+    # "a dose of" an illness is a bout of it, told as the reason for the task
+    ("I've a desperate dose of the flu, so I won't make my physio tomorrow, can I cancel it", "medical_advice"),
+    ("I've a bad dose of the flu so I need to cancel", "medical_advice"),
+    ("got a nasty dose of food poisoning, can I move my appointment", "medical_advice"),
+    ("he's had a dose of the cold all week so we'll skip Thursday", "medical_advice"),
 ]
 
 

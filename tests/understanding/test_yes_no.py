@@ -72,7 +72,11 @@ def test_not_a_correction(text: str) -> None:
 GOODBYES = ["bye", "goodbye", "that's all", "that's everything", "nothing else", "no that's it thanks",
             "I'm good thanks", "no thanks, that's all", "thanks for your help", "have a good day",
             "that'll be all", "no, that's everything, thanks", "see you", "cheers, bye", "nope all good",
-            "no, nothing, sorry, wrong number. Bye"]
+            "no, nothing, sorry, wrong number. Bye",
+            # leaving to think it over, or to call again themselves
+            "I'll have a think and ring back so, thanks a million", "I'll think about it, thanks",
+            "I'll have a think about it and get back to you", "let me check with my husband and I'll call you back",
+            "ok, I'll call back later", "we'll be in touch"]
 
 
 @pytest.mark.parametrize("text", GOODBYES)
@@ -81,7 +85,8 @@ def test_goodbye(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", ["that's not all", "is that all?", "I'm good to go ahead with that",
-                                  "that's all I wanted to ask, how much is it", "good morning"])
+                                  "that's all I wanted to ask, how much is it", "good morning",
+                                  "can you ring me back", "I won't ring back, I'll wait", "I'm calling you back"])
 def test_not_a_goodbye(text: str) -> None:
     assert not hear(text, "intent").has("goodbye"), text
 
