@@ -68,10 +68,16 @@ BOOK = (
          r"\bany (?:[a-z]+ )?(?:appointments|availability|openings|spots|slots)\b(?! (?:booked|i have|coming up)\b)"),
 )
 
+# a booking the caller (or someone of theirs) holds, told of: "I have an appointment", "my husband's got a
+# session", "I'm booked in" (not "do you have an appointment ...", which asks for one)
+_HELD_BOOKING = (r"\b(?!you\b)\w+ (?:(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their) "
+                 r"(?:\w+ ){0,2}?(?:appointment|booking|session|visit|consult|consultation)|(?:am|is|are) booked)\b")
+
 RESCHEDULE = (
     rule("reschedule", "high",
          r"\bre ?(?:schedul\w*|book\w*|arrang\w*)\b",
-         r"\bpostpon\w*\b",
+         # not an event of the caller's told of as put off ("the wedding's been postponed")
+         r"(?<!\bbeen )(?<!\bwas )(?<!\bwere )(?<!\bgot )(?<!\bgetting )\bpostpon\w*\b",
          r"\b(?:move|moving|change|changing|shift|shifting|switch|switching|swap|swapping|push|pushing|bring|"
          r"bringing|put off|put back|adjust|amend|transfer) (?:\w+ ){0,2}?" + _MY + r" (?:\w+ )?"
          r"(?:appointment|appointments|booking|session|visit|consult|consultation|time|date|day)\b",
@@ -86,7 +92,13 @@ RESCHEDULE = (
          # "push back my follow-up", "bump back the one on Friday"
          r"\b(?:push|pushing|bump|bumping) back (?:my|our|his|her|their|the|it|that)\b",
          r"\bcancel\w*\b(?: [a-z']+){0,6} and (?:re ?book|book|make|get|schedule|find) (?:another|a new|a different|"
-         r"one for|it for|me in for|something)\b"),
+         r"one for|it for|me in for|something)\b",
+         # a booking held, then another day asked for it: "I have an appointment tomorrow ... can we do Thursday
+         # instead?", "I'm booked in Monday, could I come Wednesday?", "he's got a session Friday, can he do Monday"
+         _HELD_BOOKING + r"(?: [a-z']+){0,30}? (?:instead\b(?! of)|(?:can|could) (?:we|i|he|she|you|they) "
+         r"(?:\w+ )?(?:do|make it|come(?: in)?|have it|go for|switch (?:it )?to|change (?:it )?to) (?:\w+ ){0,3}?"
+         r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|next|another|a different|later|"
+         r"earlier|the day after)\b)"),
     rule("reschedule", "medium",
          r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
          r"\bmake it (?:later|earlier)\b",

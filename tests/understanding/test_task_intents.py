@@ -33,6 +33,12 @@ CASES = {
         "my daughter needs a flu shot",
     ],
     "reschedule": [
+        # a booking held, then another day asked for it
+        "I have an appointment with Dr Lee tomorrow but my car broke down, can we do the day after tomorrow instead?",
+        "I've got an appointment on Tuesday but something's come up, can we do Thursday instead?",
+        "I'm booked in for Monday, could I do Wednesday instead?",
+        "I have an appointment on Tuesday but I can't make it, can we do Thursday?",
+        "my husband has an appointment Monday, can he come Wednesday instead?",
         "I need to change one of them",
         "I need to move my appointment",
         "can I change my booking to later",
@@ -232,6 +238,10 @@ NOT = [
     ("I want to book a heart rate check", "price"),
     ("it's about my massage", "book"),
     ("I'm running about 10 minutes late", "cancel"),
+    ("do you have an appointment on Monday? could I do Tuesday instead", "reschedule"),
+    ("I have an appointment on Monday, can I bring my son along", "reschedule"),
+    ("my sister's wedding's been postponed, so I don't need the whitening, can I cancel it", "reschedule"),
+    ("the match got postponed so we can come any day", "reschedule"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
     ("I've a desperate dose of the flu, so I won't make my physio tomorrow, can I cancel it", "medical_advice"),
     ("I've a bad dose of the flu so I need to cancel", "medical_advice"),
