@@ -222,6 +222,10 @@ def _settle(hits: dict[str, Hit], question: Question, text: str = "") -> None:
             if m.start() <= hits["book"].position < m.end():
                 del hits["book"]
                 break
+    # a call back asked for outright, with reception or a missed call only told of ("the girl at reception said the
+    # doctor would ring me ... can she call me back?"): the call back is what is asked, not a person now
+    if "callback" in hits and hits["callback"].confidence == "high" and weaker_than_high("human"):
+        del hits["human"]
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):
         del hits["price"]

@@ -70,7 +70,7 @@ BOOK = (
 
 # a booking the caller (or someone of theirs) holds, told of: "I have an appointment", "my husband's got a
 # session", "I'm booked in" (not "do you have an appointment ...", which asks for one)
-_HELD_BOOKING = (r"\b(?!you\b)\w+ (?:(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their) "
+_HELD_BOOKING = (r"(?<!\byou )\b(?:(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their) "
                  r"(?:\w+ ){0,2}?(?:appointment|booking|session|visit|consult|consultation)|(?:am|is|are) booked)\b")
 
 RESCHEDULE = (

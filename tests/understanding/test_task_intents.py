@@ -238,6 +238,10 @@ NOT = [
     ("I want to book a heart rate check", "price"),
     ("it's about my massage", "book"),
     ("I'm running about 10 minutes late", "cancel"),
+    # a call back asked for outright, with reception or a missed call only told of
+    ("the girl at reception said the doctor would phone me about my results, can she call me back please", "human"),
+    ("I had a missed call from you, can someone ring me back", "human"),
+    ("the receptionist told me the nurse would call, could she ring me this afternoon", "human"),
     ("do you have an appointment on Monday? could I do Tuesday instead", "reschedule"),
     ("I have an appointment on Monday, can I bring my son along", "reschedule"),
     ("my sister's wedding's been postponed, so I don't need the whitening, can I cancel it", "reschedule"),
