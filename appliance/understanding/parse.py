@@ -84,6 +84,13 @@ def _on(window: TimeWindow, day) -> TimeWindow:
                    label=f"{start:%A} {label}".strip() if label != "soonest" else f"{start:%A}")
 
 
+def _the_birthday(window, dob) -> bool:
+    """Whether a window of one day, said with a date of birth, is that birthday's day this year."""
+    if window.start is None or window.end is None or (window.end - window.start).days != 1:
+        return False
+    return (window.start.month, window.start.day) == (dob.month, dob.day)
+
+
 _TAKING_BACK_SKIP = TAKE_BACK_WORDS | {"oh", "hang", "on", "um", "i", "mean"}
 
 
@@ -274,6 +281,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         if window is not None and "hours" in names and question.wants("window") and days \
                 and all("you" in ct.tokens[slice(*ct.clause_of(d.start))] for d in days):
             window = None   # "when are you open on Wednesday?" asks; "Saturday morning, do you do Saturdays?" answers
+        if window is not None and dob is not None and _the_birthday(window, dob):
+            window = None   # "the 30th of November 1951, today as it happens": the birthday, not a day wanted
 
     return Utterance(
         text=text,

@@ -173,7 +173,15 @@ def refused_here(ct: CallerText, start: int, end: int) -> bool:
     after = " " + " ".join(ct.tokens[end:clause_end])
     if _REFUSED_BEFORE.search(before) and not _ASKED_BEFORE.search(before):
         return True
+    if _ON_SHIFT_BEFORE.search(before) and _TOO_AFTER.match(after + " "):
+        return True
     return bool(_REFUSED_AFTER.match(after.rstrip() + " ")) if after.strip() else False
+
+
+# "I'm on Tuesday too", "she's on Thursday an' all": on (a shift) that day as well as one refused before; "I'm on
+# Tuesday" alone may be the booking the caller holds
+_ON_SHIFT_BEFORE = re.compile(r"\b(?:i am|we are|he is|she is|they are|\w+ 's|\w+ is) on (?:the )?$")
+_TOO_AFTER = re.compile(r"^ (?:too|as well|an all|and all|also)\b")
 
 
 _PARTS_OF_A_DAY = frozenset({"morning", "mornings", "afternoon", "afternoons", "evening", "evenings", "arvo", "night",

@@ -157,8 +157,9 @@ _SYMPTOM_BEFORE = re.compile(
 
 def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
     """Whether the day is said in a clause that tells of something that happened (`_PAST_BEFORE` before it)."""
-    if day.start >= 1 and ct.tokens[day.start - 1] == "all" and ct.tokens[day.start - 2:day.start - 1] != ("at",):
-        return True   # "all weekend", "all week": how long something went on
+    if day.start >= 1 and ct.tokens[day.start - 1] == "all" and ct.tokens[day.start - 2:day.start - 1] != ("at",) \
+            and day.start not in ct.clause_starts:
+        return True   # "all weekend", "all week": how long something went on (not "I'm on Tuesday an' all. Wednesday")
     return _PAST_BEFORE.search(_told_before(ct, day.start)) is not None
 
 

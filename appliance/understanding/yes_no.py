@@ -103,7 +103,7 @@ GOODBYE_RULES = RuleSet(
          _FAREWELL_WORDS,
          r"\bthat is (?:all|everything|all i needed|all i need|about it|all for (?:now|today)|it for (?:now|today))\b"
          r"(?! (?:for|you|i|of|on|in|right)\b)",   # "that's all right" is no "that's all"
-         r"\bnothing else\b|\bthat will (?:be all|do)\b|\bno more questions\b|\bthat was all\b",
+         r"\bnothing else\b|\bthat will be all\b|\bno more questions\b|\bthat was all\b",
          r"\b(?:i am|we are) (?:all )?(?:good|fine|sorted|done|set|right|ok)(?: now| then| for now)? (?:thanks|"
          r"thank you|ta|cheers)\b",
          r"\bthank(?:s| you) (?:for|so much for) (?:your|the|all your|all the|all of your) help\b",
@@ -118,6 +118,9 @@ GOODBYE_RULES = RuleSet(
          r"(?: about it)?(?: and| then)? )?(?:think (?:about )?it(?: over)?|have a think|call back|ring back|"
          r"(?:call|ring|phone) you back|get back to you|be in touch)\b",
          negation_window=2),
+    # "that'll do": done, where asked whether there is anything else; said of a time or a read-back, the caller
+    # takes it ("half nine, yes, that'll do me"), so mid-task it ends nothing (`unsure_goodbye_mid_task`)
+    rule("goodbye", "low", r"\bthat will do\b", negation_window=2),
 )
 _THANKS_ONLY = frozenset({"thanks", "thank", "you", "very", "much", "so", "ok", "great", "lovely", "cheers", "ta",
                           "heaps", "all", "right", "perfect", "that", "is", "wonderful", "brilliant", "mate",

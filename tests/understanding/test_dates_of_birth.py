@@ -509,3 +509,13 @@ def test_a_day_put_right_before_the_year_is_said(said, born):
 ])
 def test_a_babys_birth_date_said_this_year_or_last(said, born):
     assert hear(said, "dob", region="GB", now=datetime(2026, 12, 2, 14, 40)).dob == born
+
+
+@pytest.mark.parametrize("said, born", [
+    ("thirtieth of November, nineteen fifty-one. Today, as it happens", date(1951, 11, 30)),
+    ("the 1st of December 1980, it's my birthday tomorrow actually", date(1980, 12, 1)),
+    ("30/11/1962, today would you believe", date(1962, 11, 30)),
+])
+def test_the_day_of_a_birthday_said_with_the_date_of_birth_is_no_day_wanted(said, born):
+    utterance = hear(said, "dob", region="NZ", now=datetime(2026, 11, 30, 9, 0))
+    assert utterance.dob == born and utterance.window is None

@@ -56,6 +56,10 @@ CASES = {
         "I need to cancel tomorrow's appointment and book another one for next week",
     ],
     "cancel": [
+        # a booking held, then not needed
+        "I'm booked in to have my bloods done Friday, but the hospital did them, so I'll not be needing it now",
+        "I've got an appointment Thursday but I won't need it anymore",
+        "I have a booking tomorrow, we don't need it now, she's better",
         "cancel my appointment",
         "I want to cancel",
         "I can't make it tomorrow",
@@ -246,6 +250,8 @@ NOT = [
     ("I have an appointment on Monday, can I bring my son along", "reschedule"),
     ("my sister's wedding's been postponed, so I don't need the whitening, can I cancel it", "reschedule"),
     ("the match got postponed so we can come any day", "reschedule"),
+    ("I have an appointment Monday, do I need it?", "cancel"),
+    ("I've an appointment with the nurse, I don't need it till next month though, can I move it", "cancel"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
     ("I've a desperate dose of the flu, so I won't make my physio tomorrow, can I cancel it", "medical_advice"),
     ("I've a bad dose of the flu so I need to cancel", "medical_advice"),

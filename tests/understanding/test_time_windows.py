@@ -572,6 +572,12 @@ def test_the_end_of_the_callers_busy_time_is_when_they_are_free_from(said, time_
     ("could we do Thursday? Actually no, wait, Thursday I'm closing too. Friday morning?", day(18, 12), date(2026, 12, 17)),
     ("Saturday morning? Oh wait, no, the kids have got netball Saturday. Friday arvo, if he's got something",
      day(18, 12), date(2026, 12, 19)),
+    # on (a shift) that day as well, and "an' all" closing its sentence is no "all week" before the next day
+    ("Tuesday... no, wait, I'm on Tuesday an' all. Wednesday afternoon, if he's got anything", day(16, 12),
+     date(2026, 12, 15)),
+    ("I'm on Tuesday too, so Wednesday", day(16, 12), date(2026, 12, 15)),
+    ("Monday's no good, she's on Thursday as well, so Friday", day(18, 12), date(2026, 12, 17)),
+    ("I'm working Tuesday and all. Wednesday afternoon", day(16, 12), date(2026, 12, 15)),
 ])
 def test_a_day_taken_back_for_a_shift_or_what_the_family_has_on(said, wanted, refused):
     utterance = _heard_on(said, datetime(2026, 12, 14, 8, 10), "AU")

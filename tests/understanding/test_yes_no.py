@@ -91,6 +91,17 @@ def test_not_a_goodbye(text: str) -> None:
     assert not hear(text, "intent").has("goodbye"), text
 
 
+@pytest.mark.parametrize(("text", "waiting_for"), [("half nine, yes, that'll do me", "slot_choice"),
+                                                   ("yep, that'll do", "confirm")])
+def test_that_will_do_said_of_a_time_or_a_read_back_takes_it_and_ends_nothing(text, waiting_for) -> None:
+    utterance = hear(text, waiting_for)
+    assert utterance.has("yes") and utterance.signal("goodbye").confidence == "low"
+
+
+def test_that_will_do_where_asked_for_anything_else_is_done() -> None:
+    assert hear("that'll do, thanks", "anything_else").signal("goodbye").confidence == "high"
+
+
 def test_several_acts_at_once() -> None:
     assert intent_names(hear("no that's all, thanks bye", "anything_else")) == ["no", "goodbye"]
     assert intent_names(hear("yes and how much is it", "confirm")) == ["price", "yes"]
