@@ -122,7 +122,7 @@ CANCEL = (
          r"\bcall (?:it |that |the appointment )?off\b",
          r"\b(?:do not|no longer) need (?:the|my|that|this|our) (?:appointment|booking)\b",
          r"\b(?:delete|scrap|drop) (?:my|the|our) (?:appointment|booking)\b",
-         # a booking held, then not needed: "I'm booked in for my bloods Friday ... so I'll not be needing it now"
+         # a booking held, then not needed: "I'm booked in Friday ... so I'll not be needing it now"
          _HELD_BOOKING + r"(?: [a-z']+){0,30}? (?:will not|do not|does not|would not|not) (?:be )?need(?:ing)? "
          r"(?:it|that|them|the appointment|the booking)(?= *$| (?:now|any ?more|after all|so|then|thanks|thank you)\b)",
          negation_window=4),
