@@ -19,7 +19,7 @@ from datetime import datetime, time, timedelta
 from ..domain import Region, TimeWindow
 from .calendar_phrases import DayMention, find_days
 from .clock_times import ClockTime, _read
-from .spoken_numbers import TEENS, UNITS
+from .spoken_numbers import NUMBER_WORDS, TEENS, UNITS
 from .normalise import CallerText
 from .questions import Question
 from .refused_days import refused_days, refused_here, refused_mentions
@@ -164,6 +164,22 @@ def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
 
 
 _REPORTED = frozenset({"said", "says", "told", "wants", "wanted", "advised", "recommended", "asked"})
+
+
+# an age reached, or a birthday, on the day said: "I'm seventy-five today", "she turns five tomorrow", "it's my
+# birthday on Friday"
+_BIRTHDAY_BEFORE = re.compile(r"\b(?:(?:i am|he is|she is|he will be|she will be|i will be|turning|turns|turn) "
+                              r"(?:\w+ ){1,2}|birthday (?:is |on )?)$")
+
+
+def _a_birthday(ct: CallerText, day: DayMention) -> bool:
+    """Whether the day is said as the day someone reaches an age or has a birthday: told of, not wanted."""
+    m = _BIRTHDAY_BEFORE.search(" ".join(ct.tokens[ct.clause_of(day.start)[0]:day.start]) + " ")
+    if m is None:
+        return False
+    # an age: "seventy five", "5"; not "I'm free today", "I'll be in town tomorrow"
+    return "birthday" in m.group(0) or any(tok[:1].isdigit() or tok in NUMBER_WORDS
+                                           for tok in ct.tokens[max(0, day.start - 2):day.start])
 
 
 def _period_reported(ct: CallerText, day: DayMention) -> bool:
@@ -480,7 +496,7 @@ def find_window(
 
     found = find_days(ct.tokens, now, region) if days is None else days
     said = [d for d in found if not excluded(d.start, d.end_index) and not _told_of_as_past(ct, d)
-            and not _period_reported(ct, d)]
+            and not _period_reported(ct, d) and not _a_birthday(ct, d)]
     # a day refused anywhere in the answer is not wanted where it was said before ("Tuesday after- wait, not
     # Tuesday, Wednesday"); where it is refused for one time of it and asked for again, the time refused with it
     # ("her assembly Thursday morning") is no part of the window

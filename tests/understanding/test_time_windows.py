@@ -620,3 +620,18 @@ def test_the_day_the_caller_ends_on_after_a_weekly_commitment(said, wanted):
 @pytest.mark.parametrize("said", ["Tuesday I've got time", "Tuesday I have nothing on"])
 def test_a_day_with_time_or_nothing_on_is_not_refused(said):
     assert _heard_on(said, datetime(2026, 11, 30, 10, 0), "GB").refused_days == ()
+
+
+@pytest.mark.parametrize("said", [
+    "I need an eyesight certificate for my licence. I'm seventy-five today, would you believe, so they want one",
+    "my son turns five tomorrow so he needs his check",
+    "it's my birthday today and I've finally decided to get my teeth looked at",
+    "she'll be 4 on Friday, she needs her booster",
+])
+def test_the_day_someone_reaches_an_age_or_has_a_birthday_is_told_of_not_wanted(said):
+    assert _heard_on(said, datetime(2026, 11, 30, 9, 0), "NZ").window is None
+
+
+@pytest.mark.parametrize("said", ["I'm free today", "I'll be in town tomorrow, can I come in", "can I come in today"])
+def test_a_day_the_caller_is_free_or_asks_for_is_still_wanted(said):
+    assert _heard_on(said, datetime(2026, 11, 30, 9, 0), "NZ").window is not None
