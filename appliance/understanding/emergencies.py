@@ -69,6 +69,15 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\bblood (?:coming |pouring |leaking )?(?:from|out of) (?:his|her|their|my|the) ears?\b",
     r"\b(?:fell|fallen|fall|hit|knocked)\b(?: \S+){0,25} \b(?:dazed|disoriented|disorientated|knocked out cold)\b|"
     r"\ba lot of blood\b|\bloads of blood\b",
+    # an eye injury: something sharp or a chemical in the eye, an eye bleeding, sight lost all at once
+    r"\b(?:metal|glass|a shard|shards|a splinter|something sharp|a (?:bit|piece|chip|fragment) of (?:metal|glass|wood|"
+    r"stone))(?: \S+){0,4} (?:in|into|in to|stuck in|lodged in) " + _P + r" eyes?\b",
+    r"\b(?:something|a bit|a piece|it) (?:has |have |'s )?(?:flown|flew|shot|gone|went|flicked) (?:in|into|in to) " + _P
+    + r" eyes?\b(?: \S+){0,20} (?:blood|bleeding|can not open|will not open|can not see|could not see)\b",
+    r"\b(?:bleach|acid|chemicals?|oven cleaner|cleaning (?:product|spray|fluid)|caustic \w+|lime|cement)"
+    r"(?: \S+){0,4} (?:in|into|in to) " + _P + r" eyes?\b",
+    r"\beyes? (?:is |are )?(?:bleeding|full of blood)\b|\bblood (?:coming |pouring )?(?:from|out of) " + _P
+    + r" eyes?\b|\bsuddenly (?:can not|could not) see\b|\b(?:suddenly )?lost (?:the |all )?(?:sight|vision) in\b",
     # a diabetic emergency told as what the caller sees
     r"\bdiabetic\b(?: \S+){0,25} (?:confused|shaky|sweaty|slumped|not making sense|drowsy|passed out|fitting)\b",
 ))

@@ -8,6 +8,12 @@ import pytest
 from .hearing import hear, intent_names
 
 EMERGENCIES = [
+    # an eye injury: something sharp or a chemical in it, bleeding, sight lost at once
+    "my husband was using the angle grinder and something's flown into his eye, there's blood and he can't open it",
+    "there's a bit of metal or something in his eye and it's bleeding, what should I do?",
+    "something flew into my eye at work and now I can't see out of it",
+    "I splashed bleach in my eye",
+    "I've suddenly lost the sight in my left eye",
     "I have chest pain",
     "my husband has crushing chest pain",
     "I've got crushing pain in my chest and it's going down my left arm",
@@ -60,6 +66,11 @@ def test_emergency_fires(text: str) -> None:
 
 
 NOT_EMERGENCIES = [
+    "I've got something in my eye, an eyelash probably, it's a bit itchy",
+    "my eye is a bit red, can I book",
+    "I need an eye test, I can't see the board properly",
+    "I had a bit of metal in my eye last year and want a check",
+    "a bit flicked in my eye, it's fine now, just a bit sore",
     "you're not answering my question",
     "I'm confused about my bill",
     "my son hit his head last week, can he see the doctor",
