@@ -60,6 +60,7 @@ class _Phrase:
     id: str
     needs_cue: bool      # practitioner single names, partial location names
     fuzzy: bool          # may match approximately
+    part: bool = False   # a service's name in part (its words but the generic ones), not as declared
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
             return
         if fuzzy is None:
             fuzzy = (len(toks) >= 2 and len(" ".join(toks)) >= 6) or (kind != "service" and len(toks[0]) >= 6)
-        phrases.append(_Phrase(toks, kind, id_, needs_cue, fuzzy))
+        phrases.append(_Phrase(toks, kind, id_, needs_cue, fuzzy, part=derived and kind == "service"))
         if not derived:
             declared.setdefault(toks, set()).add((kind, id_))
 
@@ -197,6 +198,9 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         owners.setdefault(ph.tokens, set()).add((ph.kind, ph.id))
     # ... unless the clinic file gives the words as one service's own alias (an alias "scan" of one service, where
     # another is called "exam and scan"): the alias is that service's, the part of a name no one's
+    # a part of one service's name that the clinic file also gives as its alias is no part: it is declared
+    phrases = [replace(ph, part=False) if ph.part and (ph.kind, ph.id) in declared.get(ph.tokens, ()) else ph
+               for ph in phrases]
     unique = [ph for ph in phrases if len(owners[ph.tokens]) == 1
               or (declared.get(ph.tokens) == {(ph.kind, ph.id)})]
     seen: set[tuple[tuple[str, ...], str, str]] = set()
@@ -246,7 +250,7 @@ class CatalogMention:
     id: str
     start: int      # token span in the caller's tokens
     end: int
-    how: str        # "exact" | "fuzzy" | "prefix"
+    how: str        # "exact" | "part" | "fuzzy" | "prefix" | ...
     negated: bool = False
 
 
@@ -257,9 +261,13 @@ class CatalogFindings:
 
     @property
     def service_ids(self) -> tuple[str, ...]:
+        said = [m for m in self.mentions if m.kind == "service" and not m.negated]
+        # a service named as the clinic file gives it comes before one only part of whose name was said (words of
+        # a service's name told of in passing, then another service asked for by its alias: that one first)
+        said.sort(key=lambda m: m.how == "part")
         out: list[str] = []
-        for m in self.mentions:
-            if m.kind == "service" and not m.negated and m.id not in out:
+        for m in said:
+            if m.id not in out:
                 out.append(m.id)
         return tuple(out)
 
@@ -377,7 +385,7 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
             if ph.kind == "practitioner" and own_name:
                 continue
             if tuple(canon[i:j]) == ph.tokens and (not ph.needs_cue or cued(ph.kind, i, j)):
-                mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "exact"))
+                mentions.append(_mention(ct, origin, ph.kind, ph.id, i, j, "part" if ph.part else "exact"))
                 for k in range(i, j):
                     taken[k] = True
                 after = j

@@ -136,6 +136,22 @@ def test_a_possessive_service_name_written_as_a_plural_still_matches() -> None:
         assert hear(text, "service", catalog=catalog).service_ids == ("visit",), text
 
 
+def test_a_service_named_as_declared_comes_before_one_named_only_in_part() -> None:
+    """Words that are part of one service's name ("family doctor" of "Family doctor visit") said in passing, with
+    another service named as the clinic file gives it: the one named as declared is the one asked for."""
+    catalog = Catalog(
+        services=(Service("visit", "Family doctor visit", 15, 0.0, aliases=("regular appointment",)),
+                  Service("physical", "Annual physical", 30, 0.0, aliases=("physical", "physical exam"))),
+        locations=(Location("glebe", "Glebe", "1 Bank St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("visit", "physical"), ("glebe",)),),
+    )
+    for text in ("I'm still on the waitlist for a family doctor, and my job needs me to get a physical done",
+                 "we've no family doctor here yet, so I need a physical exam",
+                 "my family doctor retired, can I book a physical"):
+        assert hear(text, catalog=catalog).service_ids[0] == "physical", text
+    assert hear("a family doctor visit please", "service", catalog=catalog).service_ids == ("visit",)
+
+
 PODIATRY = Catalog(
     services=(Service("general", "General podiatry", 30, 78.0, aliases=("nail care", "check up")),
               Service("biomech", "Biomechanical assessment", 60, 150.0, aliases=("gait analysis",)),
