@@ -315,7 +315,9 @@ def find_catalog(ct: CallerText, catalog: Catalog, question: Question) -> Catalo
 
 # asked which service, "the one for new people", "whatever the first-time one is": the first visit
 _FOR_A_FIRST_VISIT = re.compile(r"\b(?:for (?:new|first time) (?:people|patients?|clients?|ones?)|first time (?:one|"
-                                r"visit|appointment)|(?:the )?first visit|new patient one|for newbies)\b")
+                                r"visit|appointment|thing)|(?:the )?first visit|new patient (?:one|thing|visit|"
+                                r"appointment)|for newbies|first timers?|(?:need|have|get|do|book) (?:\w+ ){0,2}for "
+                                r"(?:the|my|a) first time)\b")
 # a service whose name says it is the first visit (general words, not one clinic's)
 _FIRST_VISIT_NAME = re.compile(r"\b(?:initial|new patient|new client|first visit|first appointment)\b")
 

@@ -26,6 +26,9 @@ _RETURNING = WordPattern(
 # what, after "my first time", makes it a first at something else or an appointment already held
 _NOT_A_FIRST_VISIT = (r"(?! (?:back|since|in (?:a|ages|years|months|over)|of|for|on|at|tomorrow|today|next|last|"
                       r"this|that|is|was|having|getting|doing|with (?!you|your|the clinic|us\b)))")
+# the kinds of practitioner or practice a caller may say they have never been to
+_KIND = (r"(?:\w+(?:ist|ian|tor|ctor)|physio|gp|doctor|dr|osteo\w*|chiro|clinic|practice|surgery|practitioner|"
+         r"therapist)")
 _NEW = WordPattern(
     r"\b(?:a |am |brand )new (?:patient|client)\b",
     r"\bnew (?:here|to (?:you|your clinic|the clinic))\b",
@@ -42,6 +45,10 @@ _NEW = WordPattern(
     r"\bnot (?:on|in) (?:your|the) (?:system|records?|books|file|database|computer)(?: yet)?\b",
     r"\b(?:have|had) (?:never|not) been (?:a )?(?:patient|client) (?:of yours|with you|there|here)\b",
     r"\bfirst time (?:calling|ringing|booking|coming in|visiting)\b",
+    # never to any of the kind, so never to this one: "I've never been to a chiropractor before", "my first time
+    # seeing a physio"
+    r"\b(?:have|had) never (?:been|gone) to an? (?:\w+ )?" + _KIND + r"\b",
+    r"\b(?:my |our )?first time (?:at|seeing|visiting|going to|with) an? (?:\w+ )?" + _KIND + r"\b",
     # "it's my first time", "this will be my very first": the visit being arranged is the caller's first, so they
     # are new; not a first time at something else ("my first time with this knee", "since", "back"), nor an
     # appointment already held ("my first one is on Tuesday")

@@ -143,7 +143,7 @@ def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
 _PAST_BEFORE = re.compile(
     r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|woke|"
     r"snapped|cracked|chipped|dropped|lost|knocked|bumped|slipped|tripped|rolled|burnt|burned|banged|noticed|"
-    r"stepped|landed|crashed|collapsed|strained|tore|ripped|"
+    r"stepped|landed|crashed|collapsed|strained|tore|ripped|threw|tweaked|wrenched|cricked|stubbed|jarred|lifted|"
     r"it was|was (?:up|out|away|down|over|off|in) (?:at|in|on|to|with)|"
     r"had|got hurt|been|since|was (?:out |just |up |off |down |away |over )?(?!hoping|wondering|thinking|looking|"
     r"calling|ringing|going|trying|after|told|asked|meant|supposed|wanting)\w+ing|"

@@ -290,7 +290,9 @@ def test_a_site_named_with_a_word_shortened():
     )
     for said, site in (("Vic Park.", "vp"), ("I'll go to Vic Park please", "vp"), ("North Bch", "north")):
         assert hear(said, "location", catalog=catalog).location_id == site, said
-    for said in ("the first one, for new people", "whatever the first-time one is"):
+    for said in ("the first one, for new people", "whatever the first-time one is",
+                 "I guess the new patient thing? Whatever I need for the first time", "whatever you do for first timers",
+                 "the new patient one I suppose"):
         assert hear(said, "service", catalog=catalog).service_ids == ("initial",), said
 
 

@@ -28,6 +28,15 @@ def test_new_the_visit_being_arranged_is_the_first(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
+    "I've never been to a chiropractor before. Can I get in?", "it's my first time seeing a physio",
+    "I've never been to a podiatrist", "we've never been to an optometrist",
+])
+def test_new_never_to_any_practice_of_the_kind(text: str) -> None:
+    assert hear(text, "intent").patient_status == "new"
+
+
+@pytest.mark.parametrize("text", [
+    "I've never been to a concert", "I've never been to a hospital with this", "my first time at a gym was awful",
     "it's my first time back in ages", "it's my first time with this knee", "it's my first appointment on Tuesday "
     "I need to move", "this is my first time since the operation", "it was my first visit last week",
 ])
