@@ -24,6 +24,7 @@ from .common_words import FUNCTION_WORDS, STOP_WORDS
 from .normalise import CallerText, normalise
 from .questions import Question
 from .signals import EITHER_AS_ANY, WordPattern
+from .yes_no import TAKE_BACK_WORDS, takes_back
 
 _SYNONYMS: dict[str, tuple[str, ...]] = {
     "jab": ("shot",), "vaccine": ("shot",), "vaccination": ("shot",), "injection": ("shot",),
@@ -420,12 +421,22 @@ _WHERE_BEFORE = frozenset({"was", "were", "saw", "went", "had", "last", "usually
 
 
 def _taken_back(ct: CallerText, mentions: list[CatalogMention]) -> tuple[CatalogMention, ...]:
-    """The mentions, with a site or practitioner said before the caller turned to another of the same kind
+    """The mentions, with a service taken back for another, and a site or practitioner said before the caller
+    turned to another of the same kind
     (`_TURNS_TO` between them, or "instead" after the later one) marked as not wanted. Not where the words after
     the turn say where the caller was before ("I'd like <site> but I was at <other site> last time"), nor
     "<one> instead of <other>" (the other is the one not wanted, and is read so where it is said at all)."""
     out = list(mentions)
     for later_at, later in enumerate(mentions):
+        if later.kind == "service" and not later.negated:
+            # a service said, then taken back for another: "a check-up, actually no, sorry, a cleaning"
+            for k, earlier in enumerate(mentions[:later_at]):
+                if earlier.kind == "service" and earlier.id != later.id and not earlier.negated:
+                    between = ct.tokens[earlier.end:later.start]
+                    marks = [at for at, word in enumerate(between) if word in TAKE_BACK_WORDS]
+                    if marks and takes_back(between[marks[0]:]):
+                        out[k] = replace(out[k], negated=True)
+            continue
         if later.kind not in ("location", "practitioner") or later.negated:
             continue
         for k, earlier in enumerate(mentions[:later_at]):

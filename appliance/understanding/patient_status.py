@@ -45,6 +45,10 @@ _NEW = WordPattern(
     r"\bnot (?:on|in) (?:your|the) (?:system|records?|books|file|database|computer)(?: yet)?\b",
     r"\b(?:have|had) (?:never|not) been (?:a )?(?:patient|client) (?:of yours|with you|there|here)\b",
     r"\bfirst time (?:calling|ringing|booking|coming in|visiting)\b",
+    r"\bnot (?:a |an )?(?:patient|client) (?:(?:with|of|at) (?:you|ye|yous|youse|your|the|this)(?: \w+)? |here |there )?"
+    r"yet\b",
+    r"\b(?:get|be|become|getting) registered (?:with (?:you|ye|yous|youse|your|the|this)|here|there)\b|"
+    r"\bregister (?:with (?:you|ye|yous|youse|your practice|the practice)|as a new)\b",
     # never to any of the kind, so never to this one: "I've never been to a chiropractor before", "my first time
     # seeing a physio"
     r"\b(?:have|had) never (?:been|gone) to an? (?:\w+ )?" + _KIND + r"\b",

@@ -341,7 +341,8 @@ NON_SERVICE = (
          r"\bsuppliers?\b|\binvoices?\b|\binvoic\w+\b|\baccount balance\b|\boutstanding (?:balance|account|invoice|"
          r"amount|payment)\b|\bbilling (?:department|enquiry|inquiry|query|question|issue|problem|team|error)\b",
          r"\b(?:about|regarding|with) (?:my|an|the|your|our) (?:bill|billing|account|statement)\b",
-         r"\b(?:i am|we are) not (?:a |an )?(?:patient|client|customer)\b",
+         # not "I'm not a patient with you yet", someone new to the clinic
+         r"\b(?:i am|we are) not (?:a |an )?(?:patient|client|customer)\b(?!(?: \w+){0,3} yet\b)",
          r"\b(?:is|are) the (?:owner|owners|practice owner|business owner|director|decision maker)s? (?:available|"
          r"there|in|around)\b|\b(?:speak|talk) (?:to|with) the (?:owner|practice owner|business owner|director|"
          r"decision maker)\b",

@@ -16,6 +16,9 @@ SERVICES = [
     ("a flu jab", ("flu",)), ("the flu vaccine", ("flu",)), ("a remedial massage", ("massage",)),
     ("a massage", ("massage",)), ("remedial messages", ("massage",)), ("flu shots", ("flu",)),
     ("a review and a flu shot", ("followup", "flu")), ("a flu shot and then a massage", ("flu", "massage")),
+    # a service said, then taken back for another
+    ("a flu shot, actually no, sorry, a massage", ("massage",)), ("a massage, no wait, a review", ("followup",)),
+    ("a review, no, a flu shot is what I need", ("flu",)),
 ]
 
 

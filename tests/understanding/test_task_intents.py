@@ -251,6 +251,7 @@ NOT = [
     ("my sister's wedding's been postponed, so I don't need the whitening, can I cancel it", "reschedule"),
     ("the match got postponed so we can come any day", "reschedule"),
     ("I have an appointment Monday, do I need it?", "cancel"),
+    ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
     ("I've an appointment with the nurse, I don't need it till next month though, can I move it", "cancel"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
     ("I've a desperate dose of the flu, so I won't make my physio tomorrow, can I cancel it", "medical_advice"),
