@@ -307,6 +307,7 @@ def find_catalog(ct: CallerText, catalog: Catalog, question: Question) -> Catalo
     mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
     if question.wants("service") and not any(m.kind == "service" for m in mentions):
         mentions = (*mentions, *_the_first_visit(ct, catalog))
+    mentions = _first_of_a_service(ct, catalog, mentions)
     anyone = False
     if not question.personal:
         pattern = _ANYONE_ASKED if question.wants("practitioner") else _ANYONE_SAID
@@ -330,6 +331,25 @@ def _the_first_visit(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, 
     firsts = [s.id for s in catalog.services
               if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
     return (CatalogMention("service", firsts[0], 0, 0, "first_visit"),) if len(firsts) == 1 else ()
+
+
+def _first_of_a_service(ct: CallerText, catalog: Catalog, mentions: tuple[CatalogMention, ...]
+                        ) -> tuple[CatalogMention, ...]:
+    """A service said as the caller's first of it ("a first check-up", "my first consultation"): the clinic's one
+    first-visit service, where it has one."""
+    firsts = None
+    out = []
+    for m in mentions:
+        # (not "the first check-up slot you have", the earliest)
+        if m.kind == "service" and not m.negated and m.start > 1 and ct.tokens[m.start - 1] == "first" \
+                and ct.tokens[m.start - 2] in ("a", "my", "our", "his", "her", "their"):
+            if firsts is None:
+                firsts = [s.id for s in catalog.services
+                          if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
+            if len(firsts) == 1 and firsts[0] != m.id:
+                m = replace(m, id=firsts[0], how="first_visit")
+        out.append(m)
+    return tuple(out)
 
 
 def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[CatalogMention, ...]:

@@ -139,6 +139,19 @@ def test_a_possessive_service_name_written_as_a_plural_still_matches() -> None:
         assert hear(text, "service", catalog=catalog).service_ids == ("visit",), text
 
 
+def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
+    catalog = Catalog(
+        services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),
+                  Service("newpatient", "New patient examination", 45, 90.0, aliases=("first visit",))),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("checkup", "newpatient"), ("main",)),),
+    )
+    for text in ("I'd like to get registered with you and get a first check-up", "it'll be my first exam with you"):
+        assert hear(text, catalog=catalog).service_ids == ("newpatient",), text
+    for text in ("the first check-up slot you have", "a check-up please"):
+        assert hear(text, catalog=catalog).service_ids == ("checkup",), text
+
+
 def test_a_service_named_as_declared_comes_before_one_named_only_in_part() -> None:
     """Words that are part of one service's name ("family doctor" of "Family doctor visit") said in passing, with
     another service named as the clinic file gives it: the one named as declared is the one asked for."""
