@@ -185,7 +185,10 @@ PRICE = (
          r"exercise|rest)\b)",
          r"\b(?:cost|costs|costing|price|prices|pricing|priced|fee|fees|charge|charges|expensive|cheap|"
          r"affordable|rebate|rebates|out of pocket)\b",
-         r"\bwhat (?:does|would|will|did) (?:that|it|this|that one|the \w+) come to\b"),
+         r"\bwhat (?:does|would|will|did) (?:that|it|this|that one|the \w+) come to\b",
+         # a sum asked after: "is that still ninety bucks for the hour?", "it's 95 euro, is it?"
+         r"\b(?:is|was|will) (?:that|it|this|the \w+) (?:still |going to be |be |about |around |roughly )*"
+         r"(?:\w+ ){1,3}(?:dollars|bucks|quid|euros?)\b|\b(?:dollars|bucks|quid|euros?) (?:is it|right|yeah|still)\b"),
     # a country's own words for paying (its public scheme, its insurers) come from the region table
     rule("price", "medium",
          r"\b(?:health insurance|insurance|payment|pay for)\b"),

@@ -94,6 +94,8 @@ CASES = {
         "could you check my booking",
     ],
     "price": [
+        # a sum asked after
+        "is that still ninety bucks for the hour?", "it's 95 euro, is it?", "is that still 60 quid",
         "how much is a follow-up",
         "what does it cost",
         "what are your fees",
@@ -251,6 +253,7 @@ NOT = [
     ("my sister's wedding's been postponed, so I don't need the whitening, can I cancel it", "reschedule"),
     ("the match got postponed so we can come any day", "reschedule"),
     ("I have an appointment Monday, do I need it?", "cancel"),
+    ("I paid ninety bucks last time, yes book it", "price"),
     ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
     ("I've an appointment with the nurse, I don't need it till next month though, can I move it", "cancel"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
