@@ -428,10 +428,16 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
         # more is a noun phrase even there ("I need to <three-word service>": a reduced "a" written "to")
         mentions = [m for m in mentions
                     if not (m.kind == "service" and m.start > 0 and ct.tokens[m.start - 1] in _VERB_BEFORE
-                            and m.end - m.start <= 2)]
+                            and m.end - m.start <= 2 and _may_be_a_verb(ct.tokens[m.start:m.end]))]
 
     mentions.sort(key=lambda m: m.start)
     return _taken_back(ct, mentions)
+
+
+def _may_be_a_verb(words: tuple[str, ...]) -> bool:
+    """Whether words said after "to", "I", "they" ... may be a verb: not a code with a digit ("one of they D4
+    medicals", Scots "they" for "those"), nor a plural after a plural person ("they medicals")."""
+    return not any(ch.isdigit() for ch in words[0]) and not words[-1].endswith("s")
 
 
 # between two sites (or practitioners) said, the words that turn from the first to the one wanted: "I saw Doe at

@@ -27,7 +27,7 @@ _TASK_ORDER = ("cancel_all", "cancel", "reschedule", "book", "query", "price", "
 
 _WANT_BEFORE = re.compile(r"\b(?:wants?|needs?|like|get|getting|after|looking for|interested in|have|organise|"
                           r"arrange|in for|come in for|due for|book|booking)(?: (?:to|a|an|some|another|my|the|"
-                          r"get|have|book|in|for|one|of|your|new)){0,3} $")
+                          r"get|have|book|in|for|one|of|your|new|those|these|they|them)){0,3} $")
 _MOVE_BEFORE = re.compile(r"\b(?:move|moving|change|changing|shift|shifting|push|pushing|bring|bringing|swap|switch|"
                           r"reschedule|rearrange) (?:my|our|his|her|the|that|this)(?: [a-z]+)? $")
 _SEE_PRACTITIONER = re.compile(r"\b(?:see|seeing|with)\b")

@@ -139,6 +139,20 @@ def test_a_possessive_service_name_written_as_a_plural_still_matches() -> None:
         assert hear(text, "service", catalog=catalog).service_ids == ("visit",), text
 
 
+def test_a_service_after_a_pronoun_is_no_verb_where_it_cannot_be_one() -> None:
+    """"one of they D4 medicals" (Scots "they" for "those"): a name with a digit, or a plural, is no verb."""
+    catalog = Catalog(
+        services=(Service("d4", "Taxi licence medical", 30, 120.0, aliases=("D4 medical",)),
+                  Service("gp", "GP appointment", 15, 0.0)),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("d4", "gp"), ("main",)),),
+    )
+    for text in ("they're saying I need one of they D4 medicals done", "I'd like one of them D4 medicals"):
+        utterance = hear(text, catalog=catalog)
+        assert utterance.service_ids == ("d4",), text
+    assert hear("I'd like one of them D4 medicals", catalog=catalog).has("book")
+
+
 def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
     catalog = Catalog(
         services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),
