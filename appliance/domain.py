@@ -82,6 +82,7 @@ class Region:
     crisis_number: str | None = None
     billing_terms: tuple[str, ...] = ()        # this country's words for paying for care
     words: tuple[tuple[str, str], ...] = ()    # (regional word, the general word it means)
+    clipped_endings: tuple[str, ...] = ()      # endings callers clip a place's name to (its first letters + "o")
 
     @property
     def day_first(self) -> bool:

@@ -34,6 +34,7 @@ class _Entry(BaseModel):
     crisis_number: str | None = None
     billing_terms: tuple[str, ...] = ()
     words: dict[str, str] = Field(default_factory=dict)
+    clipped_endings: tuple[str, ...] = ()
 
 
 class RegionTable:
@@ -58,6 +59,7 @@ class RegionTable:
             crisis_number=entry.crisis_number,
             billing_terms=tuple(term.lower() for term in entry.billing_terms),
             words=tuple(sorted((k.lower(), v.lower()) for k, v in entry.words.items())),
+            clipped_endings=tuple(e.lower() for e in entry.clipped_endings),
         )
 
     def code_for(self, *, explicit: str | None, timezone: str | None, phone_country: str | None) -> str:

@@ -301,10 +301,13 @@ _ANYONE_SAID = WordPattern(
     r"\bwhoever is (?:free|available|on)\b|\bno preference (?:for|on|of|about) (?:practitioner|physio|who|doctor|"
     r"therapist)\b|\bno (?:practitioner|physio|doctor|therapist) preference\b|\bnot fussed (?:who|which)\b")
 
-def find_catalog(ct: CallerText, catalog: Catalog, question: Question) -> CatalogFindings:
+def find_catalog(ct: CallerText, catalog: Catalog, question: Question,
+                 clipped_endings: tuple[str, ...] = ()) -> CatalogFindings:
     index = catalog_index(catalog)
     # most lines hold no word a phrase could start at: nothing to match there
     mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
+    if clipped_endings and not question.personal and not any(m.kind == "location" for m in mentions):
+        mentions = (*mentions, *_clipped_site(ct, catalog, question, clipped_endings))
     if question.wants("service") and not any(m.kind == "service" for m in mentions):
         mentions = (*mentions, *_the_first_visit(ct, catalog))
     mentions = _first_of_a_service(ct, catalog, mentions)
@@ -331,6 +334,29 @@ def _the_first_visit(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, 
     firsts = [s.id for s in catalog.services
               if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
     return (CatalogMention("service", firsts[0], 0, 0, "first_visit"),) if len(firsts) == 1 else ()
+
+
+_CLIPPED_STEM_MIN = 3
+
+
+def _clipped_site(ct: CallerText, catalog: Catalog, question: Question, endings: tuple[str, ...]
+                  ) -> tuple[CatalogMention, ...]:
+    """A site named by its name clipped the region's way (its first letters and an ending: "-o", "-ie"), where a
+    site is asked for or cued ("at", "the ... one"); only where the clipped word begins one site's name and no
+    other's."""
+    for k, tok in enumerate(ct.tokens):
+        if not (question.wants("location") or (k > 0 and ct.tokens[k - 1] in ("at", "in"))
+                or ct.tokens[k + 1:k + 2] and ct.tokens[k + 1] in _LOCATION_CUES_AFTER):
+            continue
+        for ending in endings:
+            stem = tok[:-len(ending)] if tok.endswith(ending) else ""
+            if len(stem) < _CLIPPED_STEM_MIN or not stem.isalpha():
+                continue
+            sites = {loc.id for loc in catalog.locations for text in (loc.name, *loc.aliases)
+                     for word in normalise(text).tokens[:1] if word.startswith(stem) and len(word) > len(tok)}
+            if len(sites) == 1:
+                return (CatalogMention("location", sites.pop(), k, k + 1, "clipped", _negated(ct, k)),)
+    return ()
 
 
 def _first_of_a_service(ct: CallerText, catalog: Catalog, mentions: tuple[CatalogMention, ...]

@@ -158,7 +158,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         return Utterance(text=text, intents=())
     today = context.now.date()
 
-    findings = find_catalog(ct, context.catalog, question)
+    findings = find_catalog(ct, context.catalog, question, context.region.clipped_endings)
     service_positions = tuple(m.start for m in findings.mentions if m.kind == "service" and not m.negated)
     practitioner_positions = tuple(m.start for m in findings.mentions if m.kind == "practitioner" and not m.negated)
     location_positions = tuple(m.start for m in findings.mentions if m.kind == "location" and not m.negated)
@@ -235,8 +235,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         said_after = _after_taking_back(ct, context.region)
         if said_after is not None:
             # "nine's good, oh, actually no... the quarter past nine one": the pick said after taking one back
-            later = pick_slot(read_constraints(said_after, context.now, context.region,
-                                               find_catalog(said_after, context.catalog, question), None,
+            named = find_catalog(said_after, context.catalog, question, context.region.clipped_endings)
+            later = pick_slot(read_constraints(said_after, context.now, context.region, named, None,
                                                find_days(said_after.tokens, context.now, context.region),
                                                find_times(said_after.tokens)), context.offered_slots)
             slot_pick = later if later is not None else slot_pick

@@ -153,6 +153,24 @@ def test_a_service_after_a_pronoun_is_no_verb_where_it_cannot_be_one() -> None:
     assert hear("I'd like one of them D4 medicals", catalog=catalog).has("book")
 
 
+def test_a_site_named_by_its_name_clipped_the_regions_way() -> None:
+    """Where the region table says callers clip place names ("-o", "-ie": Australian English), a clipped word that
+    begins one site's name names it, where a site is asked for or cued; never in a region that does not."""
+    catalog = Catalog(
+        services=(Service("initial", "Initial assessment", 45, 95.0),),
+        locations=(Location("north", "Northbridge", "1 Lake St"), Location("kens", "Kensington", "2 High St"),
+                   Location("kew", "Kewdale", "3 Main St")),
+        practitioners=(Practitioner("roe", "Jane Roe", ("initial",), ("north", "kens", "kew")),),
+    )
+    for said, site in (("Northo", "north"), ("the Kenso one please", "kens"), ("Northie", "north")):
+        assert hear(said, "location", catalog=catalog, region="AU").location_id == site, said
+    assert hear("an initial at Northo tomorrow arvo", catalog=catalog, region="AU").location_id == "north"
+    assert hear("Northo", "location", catalog=catalog, region="US").location_id is None
+    # too short a stem to be sure of; no cue nor question
+    assert hear("Keo", "location", catalog=catalog, region="AU").location_id is None
+    assert hear("my mate Kenny sent me", catalog=catalog, region="AU").location_id is None
+
+
 def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
     catalog = Catalog(
         services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),
