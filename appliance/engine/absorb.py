@@ -118,7 +118,7 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         first, last, letters = None, None, whole
     if first and last and letters and not _two_parts(utt) \
             and fold_name(first + last) == fold_name(letters).replace(" ", ""):
-        # "Te Huia, T E space H U I A": the words said are the one name spelled, whose letters had "space" in them
+        # "Van Doe, V A N space D O E": the words said are the one name spelled, whose letters had "space" in them
         first, last = None, f"{first} {last}"
     if letters and not (first and last):
         marked = [w for w in re.findall(r"[^\W\d_]+", utt.text) if not w.isascii()]   # said with marks letters lack
