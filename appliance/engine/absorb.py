@@ -72,6 +72,7 @@ def _absorb_task(ctx: CallContext, utt: Utterance, question: Question) -> None:
         ctx.reset_task_details()
     ctx.task = task
     ctx.given.add("task")
+    ctx.patient_relation = utt.patient_relation
     if task == "book" and _refers_back(utt) and len(discussed) == 1 and not utt.service_ids:
         # "how much is a massage?" ... "I'd like to book one": the one just talked about
         ctx.service_id = discussed[0]
@@ -102,6 +103,10 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         ctx.name_words.append(utt.text)
     first = utt.name.first if utt.name else None
     last = utt.name.last if utt.name else None
+    if utt.patient_relation and question.name_part is None:
+        # "it's Jane Doe here, I'm booking my son in": a name said with whom the call is for may be the caller's
+        # own; the patient's is asked for
+        first = last = None
     if question.name_part == "first" and first and last and _given_names_only(ctx, utt, first, last):
         first, last = f"{first} {last}", None
     if (first and not last and question.name_part is None and utt.has("correction") and ctx.first_name

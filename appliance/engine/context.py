@@ -40,6 +40,7 @@ class CallContext:
     dob_mismatches: int = 0
     not_found: int = 0                  # name + DOB lookups that found nobody
     patient_status: str | None = None   # "new" or "returning", when the caller said so
+    patient_relation: str | None = None   # whom the caller books for, where someone of theirs ("son")
     name_words: list[str] = field(default_factory=list)   # what was said when a name was asked for
     # what the caller corrected, and the form they corrected away from (folded): a later answer in that
     # old form does not undo the correction ("first_name", "last_name", "dob")

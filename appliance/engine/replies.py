@@ -192,6 +192,10 @@ class Facts:
     def fact_first_name_comma(self) -> str:
         return f", {self.ctx.first_name}" if self.ctx.first_name else ""
 
+    def fact_whose(self) -> str:
+        """Whose details are asked for: "your", or "your son's" where the caller books for someone of theirs."""
+        return f"your {self.ctx.patient_relation}'s" if self.ctx.patient_relation else "your"
+
     def fact_name(self) -> str:
         return self.ctx.full_name or "you"
 

@@ -33,6 +33,7 @@ from .intents import detect_intents
 from .name_corrections import letter_edits, name_replacements
 from .names import find_name, find_spelled, spelled_once
 from .normalise import CallerText, normalise
+from .patient_relation import patient_relation
 from .patient_status import patient_status
 from .phones import PHONE_MARKER, find_phone
 from .refused_days import refused_days
@@ -305,6 +306,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         slot_pick=slot_pick,
         booking_picks=booking_picks,
         patient_status=patient_status(ct),
+        patient_relation=patient_relation(ct) if question.open or question.closing else None,
         answers=run_extractors(ct, context),
     )
 

@@ -61,6 +61,7 @@ class Utterance:
     slot_pick: int | None = None         # index into ListenContext.offered_slots
     booking_picks: tuple[int, ...] = ()  # indexes into ListenContext.bookings
     patient_status: str | None = None    # "new" or "returning" when the caller said which
+    patient_relation: str | None = None  # whom the caller calls for, where someone of theirs ("son")
     answers: Mapping[str, Any] = field(default_factory=dict)  # kinds read by registered extractors
 
     def has(self, intent: str) -> bool:

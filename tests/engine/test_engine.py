@@ -909,3 +909,14 @@ def test_who_the_caller_is_undone_part_way_is_proved_again_before_a_booking_is_o
     assert not [t for t in result.tools if t.name == "CreateAppointment"]
     assert engine.ctx.patient is not None, (result.state, result.reply)   # proved again from what is held
     assert result.waiting_for in ("slot_choice", "confirm")
+
+
+def test_a_caller_booking_for_someone_of_theirs_is_asked_for_that_persons_name_not_taken_for_it(engine):
+    """ "it's Jane Doe here, I'm booking my son in": the caller's own name, said with whom the call is for, is not
+    taken for the patient's; the questions ask for the son's details."""
+    engine.start(CallInfo(caller_id=SARAH))
+    asked = engine.turn("Hi, it's Sarah Johnson here, I'd like to book my son in for a follow-up")
+    assert asked.waiting_for == "full_name" and "your son's full name" in asked.reply
+    assert engine.ctx.first_name is None and engine.ctx.last_name is None
+    asked = engine.turn("Tom Johnson")
+    assert asked.waiting_for == "dob" and "your son's date of birth" in asked.reply
