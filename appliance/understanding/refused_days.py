@@ -29,7 +29,9 @@ _REFUSED_BEFORE = re.compile(
     r"(?:\b(?:can not|could not|will not be able to|would not be able to|am not able to|unable to|not able to|"
     r"can not really|do not think i can)(?: \w+){0,2}?(?: do| make| manage| come(?: in)?| get in| attend| be there|"
     r"make it)|\b(?:i am|i will be|we are|i have got|i have) (?:busy|working|at work|away|out|not free|not around|"
-    r"not available|work|plans|a meeting|something on)|\bi work|"
+    r"not available|work|plans|a meeting|something on)"
+    # ... and where: "I'm out at the port Monday", "I'm working down in Cork Tuesday"
+    r"(?: (?:at|in|down|up|over|on|with) (?:the |my |a |his |her )?\w+(?: \w+)?)?|\bi work|"
     # an event the caller (or theirs) has that day: "I've a wedding at the weekend", "I have a match on Saturday",
     # "my daughter's got her school assembly Thursday morning"
     # what someone of the caller's has or does on the day, whatever it is: "he's got touch on Tuesdays", "she has
@@ -175,12 +177,18 @@ def refused_here(ct: CallerText, start: int, end: int) -> bool:
         return True
     if _ON_SHIFT_BEFORE.search(before) and _TOO_AFTER.match(after + " "):
         return True
+    if ct.tokens[end - 1] in _EVERY_WEEK and _STANDING_AFTER.match(after + " "):
+        return True
     return bool(_REFUSED_AFTER.match(after.rstrip() + " ")) if after.strip() else False
 
 
 # "I'm on Tuesday too", "she's on Thursday an' all": on (a shift) that day as well as one refused before; "I'm on
 # Tuesday" alone may be the booking the caller holds
 _ON_SHIFT_BEFORE = re.compile(r"\b(?:i am|we are|he is|she is|they are|\w+ 's|\w+ is) on (?:the )?$")
+# "Mondays are my church circle", "Thursdays are her swimming": every week that day is someone's (not "Mondays
+# are my day off", "Fridays are my best days", which are days free)
+_STANDING_AFTER = re.compile(r"^ (?:are|is) (?:my|our|his|her|their) (?!(?:\w+ )?(?:off|free|best|good|easy|quiet|only|"
+                             r"preference|preferred)\b)\w+")
 _TOO_AFTER = re.compile(r"^ (?:too|as well|an all|and all|also)\b")
 
 

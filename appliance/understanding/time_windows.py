@@ -84,6 +84,7 @@ class _Times:
     time_from: time | None = None
     time_to: time | None = None
     label: str = ""
+    own_day: bool = False   # the bound is of the caller's own day ("I'm in work till six"), not a time asked for
 
 
 _SKIP_BEFORE = frozenset({"on", "the", "this", "in", "a"})
@@ -444,6 +445,7 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
                         out.label = f"before {clock_label(clock, half)}"
                 elif out.time_from is None or value > out.time_from or kind == "at":
                     out.time_from = value
+                    out.own_day = bool(own_day)
                     word = "after" if kind == "from" else "around"
                     out.label = f"{word} {clock_label(clock, half)}"
                 used.update(range(k, clock.end))
@@ -520,8 +522,14 @@ def find_window(
     if times.time_to is not None:
         time_to = times.time_to if time_to is None else min(time_to, times.time_to)
     if time_from is not None and time_to is not None and time_from >= time_to:
-        time_from, time_to = times.time_from, times.time_to  # the explicit time wins over the part of day
-        part = None
+        if times.own_day and part is not None:
+            # the end of the caller's own busy time, past the part of day asked for outright ("I can't do today,
+            # I'm in work till six. Anything tomorrow morning?"): that busy time was of another day
+            time_from, time_to = lo, hi
+            times = _Times()
+        else:
+            time_from, time_to = times.time_from, times.time_to  # the explicit time wins over the part of day
+            part = None
 
     if day is None and part is None and not times.label:
         text = ct.text

@@ -637,3 +637,29 @@ def test_the_day_someone_reaches_an_age_or_has_a_birthday_is_told_of_not_wanted(
 @pytest.mark.parametrize("said", ["I'm free today", "I'll be in town tomorrow, can I come in", "can I come in today"])
 def test_a_day_the_caller_is_free_or_asks_for_is_still_wanted(said):
     assert _heard_on(said, datetime(2026, 11, 30, 9, 0), "NZ").window is not None
+
+
+@pytest.mark.parametrize("said, wanted, refused", [
+    # busy somewhere that day: "out at the port", "working down in <town>"
+    ("I'm out at the port Monday and Tuesday, so it'd need to be Wednesday. Wednesday morning, first thing",
+     datetime(2026, 11, 18), date(2026, 11, 17)),
+    ("I'm working down in Leeds Tuesday, so Thursday", datetime(2026, 11, 19), date(2026, 11, 17)),
+    # a weekday that every week is someone's
+    ("Like Monday the 23rd, oh, no, Mondays are my church circle. Tuesday the 24th, in the morning?",
+     datetime(2026, 11, 24), date(2026, 11, 23)),
+    ("Thursdays are her swimming, so Friday", datetime(2026, 11, 20), date(2026, 11, 19)),
+])
+def test_a_day_refused_for_where_the_caller_is_or_what_is_on_every_week(said, wanted, refused):
+    utterance = _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB")
+    assert utterance.window.start == wanted and refused in utterance.refused_days
+
+
+@pytest.mark.parametrize("said", ["Mondays are my day off, so Monday", "Fridays are my best days"])
+def test_a_weekday_that_is_free_every_week_is_not_refused(said):
+    assert _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB").refused_days == ()
+
+
+def test_the_end_of_a_busy_day_refused_is_no_bound_on_the_part_of_another_day_asked_for():
+    window = _heard_on("oh, today? Nah, I can't do today, I'm in work till six. Have you got anything tomorrow "
+                       "morning?", datetime(2026, 11, 18, 16, 0), "GB").window
+    assert window.start == datetime(2026, 11, 19) and window.time_to == time(12) and window.time_from is None
