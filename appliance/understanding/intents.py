@@ -16,7 +16,7 @@ from .normalise import CallerText
 from .patient_status import patient_status
 from .questions import Question
 from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
-from .task_intents import TASK_RULES
+from .task_intents import ANOTHER_DAY_FOR_IT, TASK_RULES
 from .utterance import Signal
 from .yes_no import ACT_RULES, read_conversation_acts
 
@@ -99,8 +99,29 @@ def _left_for_another_call(ct: CallerText, hits: dict[str, Hit]) -> None:
             del hits[name]
 
 
+# one of the clinic's services or practitioners said as what the caller holds ("I have a massage with <name> next
+# Wednesday"), then another day asked for it
+_HOLDS_BEFORE = re.compile(r"\b(?:i|we|he|she|they|\w+ 's|\w+) (?:have|has|have got|has got|got) (?:an?|my|the|his|"
+                           r"her|our|their) (?:\w+ ){0,3}?(?:with )?$")
+_ANOTHER_DAY = re.compile(r"^\S+" + ANOTHER_DAY_FOR_IT)
+
+
+def _held_and_moved(ct: CallerText, hits: dict[str, Hit], services: tuple[int, ...],
+                    practitioners: tuple[int, ...]) -> None:
+    """A service or practitioner of the clinic's the caller holds a booking with, then another day asked for it:
+    a move, not a new booking."""
+    if "reschedule" in hits or "cancel" in hits:
+        return
+    for k in sorted((*services, *practitioners))[:1]:
+        pos = ct.offsets[k]
+        if _HOLDS_BEFORE.search(ct.text[:pos]) and _ANOTHER_DAY.search(ct.text[pos:]):
+            add_hit(hits, "reschedule", "high", pos, EVIDENCE["reschedule"])
+            hits["reschedule"].labels.append("held_and_moved")
+
+
 def _from_catalog(ct: CallerText, question: Question, hits: dict[str, Hit],
                   services: tuple[int, ...], practitioners: tuple[int, ...]) -> None:
+    _held_and_moved(ct, hits, services, practitioners)
     if services:
         first = services[0]
         pos = ct.offsets[first]

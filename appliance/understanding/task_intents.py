@@ -72,6 +72,11 @@ BOOK = (
 # session", "I'm booked in" (not "do you have an appointment ...", which asks for one)
 _HELD_BOOKING = (r"(?<!\byou )\b(?:(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their) "
                  r"(?:\w+ ){0,2}?(?:appointment|booking|session|visit|consult|consultation)|(?:am|is|are) booked)\b")
+# ... and another day asked for it
+ANOTHER_DAY_FOR_IT = (r"(?: \S+){0,30}? (?:instead\b(?! of)|(?:can|could) (?:we|i|he|she|you|they) "
+                      r"(?:\w+ )?(?:do|make it|come(?: in)?|have it|go for|switch (?:it )?to|change (?:it )?to) "
+                      r"(?:\w+ ){0,3}?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|next|"
+                      r"another|a different|later|earlier|the day after)\b)")
 
 RESCHEDULE = (
     rule("reschedule", "high",
@@ -95,10 +100,7 @@ RESCHEDULE = (
          r"one for|it for|me in for|something)\b",
          # a booking held, then another day asked for it: "I have an appointment tomorrow ... can we do Thursday
          # instead?", "I'm booked in Monday, could I come Wednesday?", "he's got a session Friday, can he do Monday"
-         _HELD_BOOKING + r"(?: [a-z']+){0,30}? (?:instead\b(?! of)|(?:can|could) (?:we|i|he|she|you|they) "
-         r"(?:\w+ )?(?:do|make it|come(?: in)?|have it|go for|switch (?:it )?to|change (?:it )?to) (?:\w+ ){0,3}?"
-         r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|next|another|a different|later|"
-         r"earlier|the day after)\b)"),
+         _HELD_BOOKING + ANOTHER_DAY_FOR_IT),
     rule("reschedule", "medium",
          r"\b(?:a|another) (?:different|new) (?:day|time|date)\b",
          r"\bmake it (?:later|earlier)\b",

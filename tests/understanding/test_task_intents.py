@@ -270,6 +270,23 @@ def test_intent_does_not_fire(text: str, intent: str) -> None:
     assert not utterance.has(intent), (text, utterance.intents)
 
 
+@pytest.mark.parametrize("text", [
+    "I have a flu shot with Raj next Wednesday, but my shifts changed, so could we do Thursday afternoon instead?",
+    "I've got a massage on Monday, can I do Tuesday instead",
+    "my husband has a review with Raj tomorrow, can he come Friday instead",
+])
+def test_a_service_or_practitioner_held_then_another_day_asked_for_it_is_a_move(text) -> None:
+    assert hear(text, catalog=CATALOG_EASTSIDE).has("reschedule"), text
+
+
+@pytest.mark.parametrize("text", [
+    "I have a problem with my knee, can I come Thursday", "I'd like a massage with Raj on Thursday",
+    "I have a massage with Raj booked, and I'd like another one on Thursday",
+])
+def test_no_booking_held_and_moved(text) -> None:
+    assert not hear(text, catalog=CATALOG_EASTSIDE).has("reschedule"), text
+
+
 def test_service_named_with_want_is_a_booking() -> None:
     utterance = hear("I want a flu shot")
     assert utterance.has("book")
