@@ -311,6 +311,8 @@ def find_catalog(ct: CallerText, catalog: Catalog, question: Question,
     if question.wants("service") and not any(m.kind == "service" for m in mentions):
         mentions = (*mentions, *_the_first_visit(ct, catalog))
     mentions = _first_of_a_service(ct, catalog, mentions)
+    if question.wants("service") and not any(m.kind == "service" and not m.negated for m in mentions):
+        mentions = (*mentions, *_by_its_length(ct, catalog))
     anyone = False
     if not question.personal:
         pattern = _ANYONE_ASKED if question.wants("practitioner") else _ANYONE_SAID
@@ -334,6 +336,33 @@ def _the_first_visit(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, 
     firsts = [s.id for s in catalog.services
               if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
     return (CatalogMention("service", firsts[0], 0, 0, "first_visit"),) if len(firsts) == 1 else ()
+
+
+# a service chosen by how long it is: "the hour one", "just the half hour", "the 30 minute one"
+_LENGTHS = ((re.compile(r"\b(?:an|one) hour and a half\b|\b90 min(?:ute)?s?\b|\bninety min(?:ute)?s?\b"), 90),
+            (re.compile(r"\bhalf (?:an )?hour\b|\b30 min(?:ute)?s?\b|\bthirty min(?:ute)?s?\b"), 30),
+            (re.compile(r"\b(?:45|forty five) min(?:ute)?s?\b"), 45),
+            (re.compile(r"\b(?:15|fifteen) min(?:ute)?s?\b"), 15),
+            (re.compile(r"\b(?:an|one|the|full|whole|hour) hour\b(?! and)|\bhour (?:long|one|session)\b|"
+                        r"\b(?:60|sixty) min(?:ute)?s?\b"), 60))
+
+
+def _by_its_length(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, ...]:
+    """Asked which service, the one of the length said, where one service is that long (of those whose words the
+    caller also said, where they said any: "the hour one, the massage")."""
+    for pattern, minutes in _LENGTHS:
+        m = pattern.search(ct.text)
+        if m is None:
+            continue
+        said = set(ct.tokens)
+        long_enough = [s for s in catalog.services if s.minutes == minutes]
+        named = [s for s in long_enough if said & (set(_canon_tokens(s.name)) - _GENERIC)]
+        choice = named or long_enough
+        if len(choice) == 1:
+            k = ct.token_index(m.start())
+            return (CatalogMention("service", choice[0].id, k, k + 1, "length"),)
+        return ()
+    return ()
 
 
 _CLIPPED_STEM_MIN = 3

@@ -456,13 +456,24 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
             clock = _clock_at(ct, k)
             if clock is not None and clock.end < n and tokens[clock.end] in _DURATION_WORDS:
                 clock = None
-            if clock is not None and clock.strong and not out.label:
+            if clock is not None and (clock.strong or _taken_as_a_time(tokens, clock.end)) and not out.label:
                 out.time_from = clock.resolved(part)
                 out.label = f"around {clock_label(clock, part)}"
                 k = clock.end
                 continue
         k += 1
     return out
+
+
+# what says a bare number is a time the caller takes: "six works", "nine's grand", "ten is fine"
+_TAKING_AFTER = (("works",), ("work",), ("suits",), ("would", "work"), ("would", "suit"), ("would", "be"),
+                 ("is", "good"), ("is", "fine"), ("is", "grand"), ("is", "great"), ("is", "perfect"), ("is", "ok"),
+                 ("is", "okay"), ("is", "better"), ("'s", "good"), ("'s", "fine"), ("'s", "grand"), ("'s", "great"),
+                 ("'s", "perfect"), ("'s", "better"), ("is", "best"), ("'s", "best"))
+
+
+def _taken_as_a_time(tokens: tuple[str, ...], end: int) -> bool:
+    return any(tokens[end:end + len(words)] == words for words in _TAKING_AFTER)
 
 
 def clock_label(clock: ClockTime, part: str | None) -> str:

@@ -171,6 +171,22 @@ def test_a_site_named_by_its_name_clipped_the_regions_way() -> None:
     assert hear("my mate Kenny sent me", catalog=catalog, region="AU").location_id is None
 
 
+def test_a_service_chosen_by_how_long_it_is() -> None:
+    catalog = Catalog(
+        services=(Service("m60", "Remedial massage, 60 minutes", 60, 110.0),
+                  Service("m30", "Remedial massage, 30 minutes", 30, 70.0),
+                  Service("nd", "Naturopath initial consultation", 60, 180.0)),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Jane Roe", ("m60", "m30", "nd"), ("main",)),),
+    )
+    for said, service in (("just the half hour this time", "m30"), ("the hour massage", "m60"),
+                          ("the hour one... the full hour, the massage", "m60"), ("the 30 minute one", "m30")):
+        assert hear(said, "service", catalog=catalog).service_ids == (service,), said
+    # two services an hour long, and nothing else said to choose between them: asked again
+    assert hear("the hour one", "service", catalog=catalog).service_ids == ()
+    assert hear("I'll be there in half an hour", catalog=catalog).service_ids == ()
+
+
 def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
     catalog = Catalog(
         services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),

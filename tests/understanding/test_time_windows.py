@@ -663,3 +663,16 @@ def test_the_end_of_a_busy_day_refused_is_no_bound_on_the_part_of_another_day_as
     window = _heard_on("oh, today? Nah, I can't do today, I'm in work till six. Have you got anything tomorrow "
                        "morning?", datetime(2026, 11, 18, 16, 0), "GB").window
     assert window.start == datetime(2026, 11, 19) and window.time_to == time(12) and window.time_from is None
+
+
+@pytest.mark.parametrize("said, at", [("six works", time(18)), ("nine's grand, yeah", time(9)),
+                                      ("ten is fine", time(10)), ("two would be better", time(14))])
+def test_a_bare_hour_the_caller_takes_is_a_time(said, at):
+    window = _heard_on(said, datetime(2026, 11, 23, 9, 5), "GB").window
+    assert window is not None and window.time_from == at
+
+
+@pytest.mark.parametrize("said", ["the second one is fine", "two of us are coming", "I've got six kids"])
+def test_a_number_not_taken_as_a_time_is_no_window(said):
+    window = _heard_on(said, datetime(2026, 11, 23, 9, 5), "GB").window
+    assert window is None or window.time_from is None
