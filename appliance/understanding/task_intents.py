@@ -213,6 +213,11 @@ HOURS = (
     rule("hours", "medium", r"\bhours\b(?! (?:ago|later|earlier))"),
 )
 
+# what follows "on", "in" that is no place: a person, a day or time ("that's on me, right?", "it's in my knee")
+_NOT_A_PLACE = (r"(?!(?:me|you|us|him|her|them|it|my|your|his|our|their|its|monday|tuesday|wednesday|thursday|"
+                r"friday|saturday|sunday|today|tomorrow|tonight|time|\d|the (?:\d|day|morning|afternoon|evening|"
+                r"weekend|week|first|second|last|\w+ day|\w+(?:st|nd|rd|th)))\b)")
+
 ADDRESS = (
     rule("address", "high",
          r"\bwhere (?:exactly |abouts |about )?(?:is|are|abouts|about)\b(?! (?:my|our|his|her)\b)"
@@ -232,7 +237,14 @@ ADDRESS = (
          r"spaces?|spots?|there)\b(?! (?:up|the car)\b)|^(?:and |what about |how about )?(?:the )?parking$|"
          r"\bwhere (?:can|do|should) (?:i|we) park\b",
          r"\b(?:what|which) (?:locations|clinics|branches|sites)\b|\bhow many (?:locations|clinics|branches)\b",
-         r"\b(?:what|which) (?:street|suburb|road)\b"),
+         r"\b(?:what|which) (?:street|suburb|road)\b",
+         # where a site is, asked for as a check: "that's on <street>, right?", "you're the one down <place>, on
+         # <street>, is it?", "is that the one on <street>?"
+         r"\b(?:that is|it is|you are|that one is|they are)(?: the one)? (?:on|down|in|off|near|up|by|over) "
+         + _NOT_A_PLACE + r"(?:\S+ ){1,6}?(?:right|is it|yeah|yes|isn't it|is not it|are not you|aren't you|"
+         r"correct|no)$",
+         r"\b(?:is|are) (?:that|you|that one|the \w+ one|this) (?:the one )?(?:on|down|off|near|by) " + _NOT_A_PLACE
+         + r"\S+"),
     rule("address", "medium", r"\b(?:nearest|closest) (?:clinic|location|branch|one|site|to)\b"),
 )
 

@@ -120,6 +120,9 @@ CASES = {
         "are you closed on public holidays",
     ],
     "address": [
+        # where a site is, asked as a check
+        "and the Eastside one, that's on High Street, right?", "is that the one on Main Street?",
+        "you're the one down the road from the library, is it?",
         "where are you located",
         "what's the address",
         "where is the North Sydney clinic",
@@ -254,6 +257,8 @@ NOT = [
     ("the match got postponed so we can come any day", "reschedule"),
     ("I have an appointment Monday, do I need it?", "cancel"),
     ("I paid ninety bucks last time, yes book it", "price"),
+    ("that's on me, right?", "address"), ("it's in my knee, right?", "address"), ("is it on Tuesday", "address"),
+    ("that's on the fifth of December, right?", "address"),
     ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
     ("I've an appointment with the nurse, I don't need it till next month though, can I move it", "cancel"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
