@@ -166,6 +166,10 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                 word = toks[-1]
                 if len(word) >= 5 and word not in _GENERIC and word not in FUNCTION_WORDS:
                     add(word, "service", s.id, fuzzy=False, derived=True)
+            if text == s.name and len(toks) >= 3 and toks[1] not in FUNCTION_WORDS:
+                # the name but its first word ("<kind> follow-up" is also "a follow-up"), kept only where no other
+                # service claims the words (not an alias's: "<whom> checkup" is no "checkup")
+                add(" ".join(toks[1:]), "service", s.id, fuzzy=False, derived=True)
     for loc in catalog.locations:
         for text in (loc.name, *loc.aliases):
             add(text, "location", loc.id)

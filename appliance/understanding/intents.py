@@ -68,6 +68,9 @@ def detect_intents(
         _billing_terms(ct, region, hits)
     if location_positions and "hours" not in hits:
         _site_hours(ct, location_positions, hits)
+    if location_positions and question.wants("location") and "address" in hits \
+            and hits["address"].confidence != "high":
+        del hits["address"]   # asked which site, one named "... that's closest to me": the answer, not a question
     _from_catalog(ct, question, hits, service_positions, practitioner_positions)
     _lone_zero(ct, question, hits)
     _book_the_one_discussed(ct, question, hits)

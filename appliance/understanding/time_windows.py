@@ -153,7 +153,7 @@ _PAST_BEFORE = re.compile(
 # "it wakes me at night"): when it hurts, not when the caller can come
 _SYMPTOM_BEFORE = re.compile(
     r"\b(?:aches?|aching|ached|hurts|hurting|sore|stiff|stiffer|stiffness|killing|throbbing|throbs|swollen|swells|"
-    r"swelling|worse|flares?|flared|flaring|wakes?|waking|keeps)\b")
+    r"swelling|worse|flares?|flared|flaring|wakes?|waking|keeps|headaches?|migraines?|dizzy|pains?)\b")
 
 
 def _told_of_as_past(ct: CallerText, day: DayMention) -> bool:
@@ -377,6 +377,9 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
         tok = tokens[k]
         if tok not in _TIME_WORDS and not tok[:1].isdigit() or excluded(k, k + 1):
             k += 1
+            continue
+        if _told_of_as_complaint(ct, k):
+            k += 1   # "these headaches by about two o'clock every day": when it hurts, not when to come
             continue
         pair = (tok, tokens[k + 1] if k + 1 < n else "")
         if pair in _ANCHORED:

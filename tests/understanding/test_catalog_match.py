@@ -187,6 +187,27 @@ def test_a_service_chosen_by_how_long_it_is() -> None:
     assert hear("I'll be there in half an hour", catalog=catalog).service_ids == ()
 
 
+def test_a_service_named_without_its_first_word() -> None:
+    """"Naturopathic follow-up" is also "a follow-up", where no other service's name ends so; an alias's words are
+    not shortened ("child checkup" is no "checkup")."""
+    catalog = Catalog(
+        services=(Service("nd", "Naturopathic initial consultation", 90, 225.0),
+                  Service("ndf", "Naturopathic follow-up", 45, 120.0),
+                  Service("kids", "Kids' cleaning", 45, 95.0, aliases=("child checkup",))),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("nd", "ndf", "kids"), ("main",)),),
+    )
+    assert hear("she wants to see me back for a follow-up", catalog=catalog).service_ids == ("ndf",)
+    assert hear("an initial consultation please", "service", catalog=catalog).service_ids == ("nd",)
+    assert hear("she had her checkup last month", catalog=catalog).service_ids == ()
+
+
+def test_a_site_named_as_the_closest_is_the_answer_not_a_question() -> None:
+    utterance = hear("the city one, that's closest to me", "location")
+    assert utterance.location_id is not None and not utterance.has("address")
+    assert hear("which one is closest to me?", "location").has("address")
+
+
 def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
     catalog = Catalog(
         services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),

@@ -596,6 +596,7 @@ def test_a_weekday_after_the_week_said_fine_is_in_that_week():
     "so I was up at the mountain this weekend and I kinda twisted my knee",
     "so I threw my back out shoveling the driveway Saturday, can I get in?",
     "I tweaked my neck on Sunday lifting weights",
+    "I've been getting these headaches by about two o'clock every day, and my partner reckons I need my eyes tested",
 ])
 def test_a_weekend_gone_by_or_a_period_counted_from_a_past_visit_is_no_window(said):
     assert _heard_on(said, datetime(2027, 1, 8, 16, 0), "US").window is None
