@@ -312,8 +312,10 @@ def find_catalog(ct: CallerText, catalog: Catalog, question: Question,
     mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
     if clipped_endings and not question.personal and not any(m.kind == "location" for m in mentions):
         mentions = (*mentions, *_clipped_site(ct, catalog, question, clipped_endings))
-    if question.wants("service") and not any(m.kind == "service" for m in mentions):
-        mentions = (*mentions, *_the_first_visit(ct, catalog))
+    if question.wants("service"):
+        # asked which service, "the new patient one": the first visit, before any other service said with it
+        # ("the new patient one, the first check-up thing")
+        mentions = (*_the_first_visit(ct, catalog), *mentions)
     mentions = _first_of_a_service(ct, catalog, mentions)
     if question.wants("service") and not any(m.kind == "service" and not m.negated for m in mentions):
         mentions = (*mentions, *_by_its_length(ct, catalog))

@@ -19,6 +19,9 @@ _MEDS = (r"(?:ibuprofen|paracetamol|panadol|nurofen|voltaren|aspirin|codeine|ant
 
 BOOK = (
     rule("book", "high",
+         # "could I get booked in?", "can you get me booked in", "I'd like to be booked in" (not "I'm booked in")
+         r"\b(?:can|could|would|will|to|please) (?:i |you |we )?(?:get|be) (?:me |him |her |us |them |my \w+ )?"
+         r"booked in\b",
          r"\bbook(?<!re book)(?:ing)? (?:me|us|him|her|them|my|in|an?|another|for|a new)\b",
          r"\bbook\b(?<!re book)(?! (?:it|that|this|them|those)\b)(?! (?:one|that one|this one)\b)",
          r"\bschedul(?:e|ing) (?:me|us|an?|another|in)\b",

@@ -8,6 +8,7 @@ from .hearing import CATALOG_EASTSIDE, SLOTS, hear, intent_names
 
 CASES = {
     "book": [
+        "could I get booked in as a new patient?", "can you get me booked in for Thursday", "I want to be booked in",
         "I'd like to book",
         "I'd like to book an appointment",
         "can I make an appointment",
@@ -257,6 +258,7 @@ NOT = [
     ("the match got postponed so we can come any day", "reschedule"),
     ("I have an appointment Monday, do I need it?", "cancel"),
     ("I paid ninety bucks last time, yes book it", "price"),
+    ("I'm booked in for Thursday", "book"),
     ("that's on me, right?", "address"), ("it's in my knee, right?", "address"), ("is it on Tuesday", "address"),
     ("that's on the fifth of December, right?", "address"),
     ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
