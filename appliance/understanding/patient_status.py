@@ -34,7 +34,8 @@ _NEW = WordPattern(
     r"\bnew (?:here|to (?:you|your clinic|the clinic))\b",
     # "to you", "to you lot", "to you guys", "to your practice", "to the surgery"
     r"\b(?:have|had) not been (?:(?:to (?:you|yous|youse|ye|your|the|this)(?: \w+)?|in|there|here) )?before\b",
-    r"\bnever (?:been|come|came|visited|seen you) (?:to (?:you|yous|youse|ye|your|the|this)|in|there|here|before)\b",
+    r"\bnever (?:actually |really |ever )?(?:been|come|came|visited|seen you) (?:to (?:you|yous|youse|ye|your|the|"
+    r"this)|in|there|here|before)\b",
     r"\b(?:have|had) never (?:come|came|visited) (?:to )?(?:you|yous|youse|ye|your|the|this|here|there)\b",
     r"\bfirst (?:time|visit|appointment) (?:with you|at your|at the clinic|here|to your|to the clinic|ever)\b",
     r"\bnot (?:been|seen) (?:you|here|there) before\b",
@@ -45,8 +46,8 @@ _NEW = WordPattern(
     r"\bnot (?:on|in) (?:your|the) (?:system|records?|books|file|database|computer)(?: yet)?\b",
     r"\b(?:have|had) (?:never|not) been (?:a )?(?:patient|client) (?:of yours|with you|there|here)\b",
     r"\bfirst time (?:calling|ringing|booking|coming in|visiting)\b",
-    r"\bnot (?:a |an )?(?:patient|client) (?:(?:with|of|at) (?:you|ye|yous|youse|your|the|this)(?: \w+)? |here |there )?"
-    r"yet\b",
+    r"\bnot (?:a |an )?(?:patient|client) (?:(?:with|of|at) (?:you|ye|yous|youse|your|the|this)(?: \w+)? |here |"
+    r"there )?yet\b",
     r"\b(?:get|be|become|getting) registered (?:with (?:you|ye|yous|youse|your|the|this)|here|there)\b|"
     r"\bregister (?:with (?:you|ye|yous|youse|your practice|the practice)|as a new)\b",
     # never to any of the kind, so never to this one: "I've never been to a chiropractor before", "my first time

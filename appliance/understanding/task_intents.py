@@ -41,7 +41,8 @@ BOOK = (
          r"\b(?:get|book|grab|have|take|want|like|need) the (?:first|last|earliest|next|latest|soonest) "
          r"(?:available )?(?:appointment|slot|spot|time|opening)\b"),
     rule("book", "medium",
-         r"\b(?:do|have) you (?:have|got) (?:any(?:thing| time| times| appointments?| availability| openings?| "
+         r"\b(?:do|have) you (?:guys |folks |lot |all |people )?(?:have|got) (?:any(?:thing| time| times| "
+         r"appointments?| availability| openings?| "
          r"spots?| slots?| space| room| gaps)|something|a spot|a slot|an opening|availability|room|space)\b",
          r"\b(?:is there|are there) (?:anything|any (?:appointments?|times?|availability|spots?|slots?|openings?|"
          r"gaps))\b",
