@@ -13,7 +13,7 @@ Speech-to-text output varies: with or without punctuation, "2pm" or "2 p.m.",
 - where the caller paused (a comma, full stop, question mark) the next word is
   remembered as the start of a clause, so rules can keep negation and
   "Doe, Jane" apart from the words around them;
-- where a hyphen joined two words ("Smith-Jones") the second word is remembered
+- where a hyphen joined two words ("Doe-Roe") the second word is remembered
   as hyphen-joined, so names can be rebuilt.
 """
 
