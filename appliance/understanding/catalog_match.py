@@ -73,6 +73,7 @@ class CatalogIndex:
     fuzzy_heads: frozenset[str]                # first two letters of each fuzzy phrase
     place_and_service_words: frozenset[str]    # never part of a caller's name
     place_and_service_phrases: tuple[tuple[str, ...], ...] = ()   # each name and alias, as words
+    first_visit: str | None = None             # the one service whose name says it is the first visit
 
     def place_and_service_words_said(self, tokens: tuple[str, ...]) -> frozenset[str]:
         """The words of the clinic's service and place names said whole in `tokens` ("Doe Green"), and of those
@@ -133,6 +134,20 @@ def catalog_index(catalog: Catalog) -> CatalogIndex:
     return index
 
 
+_TAIL_WORDS = _GENERIC | {"initial", "review"}   # ... and the general words that open a visit's name
+_JOINING = frozenset({"and", "or", "with", "plus", "of", "for", "the", "a", "an"})
+
+
+def _generic_tail(toks: tuple[str, ...]) -> tuple[str, ...]:
+    """The run of general words a longer name ends in, of two words or more ("follow up", "initial consultation");
+    () where there is none, or where the run is joined on as a second thing the service is ("<x> cleaning and
+    checkup" is no "checkup")."""
+    k = len(toks)
+    while k > 1 and toks[k - 1] in _TAIL_WORDS and toks[k - 1] not in _JOINING:
+        k -= 1
+    return toks[k:] if 0 < k and toks[k - 1] not in _JOINING and len(toks) - k >= 2 else ()
+
+
 @lru_cache(maxsize=16)
 def _build_index(catalog: Catalog) -> CatalogIndex:
     phrases: list[_Phrase] = []
@@ -166,10 +181,11 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                 word = toks[-1]
                 if len(word) >= 5 and word not in _GENERIC and word not in FUNCTION_WORDS:
                     add(word, "service", s.id, fuzzy=False, derived=True)
-            if text == s.name and len(toks) >= 3 and toks[1] not in FUNCTION_WORDS:
-                # the name but its first word ("<kind> follow-up" is also "a follow-up"), kept only where no other
-                # service claims the words (not an alias's: "<whom> checkup" is no "checkup")
-                add(" ".join(toks[1:]), "service", s.id, fuzzy=False, derived=True)
+            tail = _generic_tail(toks) if text == s.name else ()
+            if tail:
+                # the general words a name ends in ("<kind> follow-up" is also "a follow-up"), kept only where no
+                # other service claims them (not an alias's: "<whom> checkup" is no "checkup")
+                add(" ".join(tail), "service", s.id, fuzzy=False, derived=True)
     for loc in catalog.locations:
         for text in (loc.name, *loc.aliases):
             add(text, "location", loc.id)
@@ -230,6 +246,8 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                 if len(t) > _PREFIX_MIN and t not in _GENERIC:
                     word_owners.setdefault(t, set()).add((ph.kind, ph.id))
     prefix_words = {w: next(iter(o)) for w, o in word_owners.items() if len(o) == 1}
+    firsts = [s.id for s in catalog.services
+              if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
     place_words: set[str] = set()
     place_phrases: set[tuple[str, ...]] = set()
     for text in [t for s in catalog.services for t in (s.name, *s.aliases)] + \
@@ -246,6 +264,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         fuzzy_heads=frozenset(ph.tokens[0][:2] for ph in fuzzy_phrases),
         place_and_service_words=frozenset(place_words),
         place_and_service_phrases=tuple(sorted(place_phrases)),
+        first_visit=firsts[0] if len(firsts) == 1 else None,
     )
 
 
@@ -339,9 +358,13 @@ def _the_first_visit(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, 
     """The clinic's one first-visit service, where the caller asks for it by what it is for."""
     if not _FOR_A_FIRST_VISIT.search(ct.text.replace("-", " ")):
         return ()
-    firsts = [s.id for s in catalog.services
-              if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
-    return (CatalogMention("service", firsts[0], 0, 0, "first_visit"),) if len(firsts) == 1 else ()
+    first = _first_visit_service(catalog)
+    return (CatalogMention("service", first, 0, 0, "first_visit"),) if first else ()
+
+
+def _first_visit_service(catalog: Catalog) -> str | None:
+    """The clinic's one service whose name says it is the first visit; None where it has none or several."""
+    return catalog_index(catalog).first_visit
 
 
 # a service chosen by how long it is: "the hour one", "just the half hour", "the 30 minute one"
@@ -398,17 +421,14 @@ def _first_of_a_service(ct: CallerText, catalog: Catalog, mentions: tuple[Catalo
                         ) -> tuple[CatalogMention, ...]:
     """A service said as the caller's first of it ("a first check-up", "my first consultation"): the clinic's one
     first-visit service, where it has one."""
-    firsts = None
     out = []
     for m in mentions:
         # (not "the first check-up slot you have", the earliest)
         if m.kind == "service" and not m.negated and m.start > 1 and ct.tokens[m.start - 1] == "first" \
                 and ct.tokens[m.start - 2] in ("a", "my", "our", "his", "her", "their"):
-            if firsts is None:
-                firsts = [s.id for s in catalog.services
-                          if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
-            if len(firsts) == 1 and firsts[0] != m.id:
-                m = replace(m, id=firsts[0], how="first_visit")
+            first = _first_visit_service(catalog)
+            if first and first != m.id:
+                m = replace(m, id=first, how="first_visit")
         out.append(m)
     return tuple(out)
 

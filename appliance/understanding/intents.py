@@ -16,7 +16,7 @@ from .normalise import CallerText
 from .patient_status import patient_status
 from .questions import Question
 from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
-from .task_intents import ANOTHER_DAY_FOR_IT, TASK_RULES
+from .task_intents import ANOTHER_DAY_FOR_IT, HOLDS, TASK_RULES
 from .utterance import Signal
 from .yes_no import ACT_RULES, read_conversation_acts
 
@@ -104,8 +104,7 @@ def _left_for_another_call(ct: CallerText, hits: dict[str, Hit]) -> None:
 
 # one of the clinic's services or practitioners said as what the caller holds ("I have a massage with <name> next
 # Wednesday"), then another day asked for it
-_HOLDS_BEFORE = re.compile(r"\b(?:i|we|he|she|they|\w+ 's|\w+) (?:have|has|have got|has got|got) (?:an?|my|the|his|"
-                           r"her|our|their) (?:\w+ ){0,3}?(?:with )?$")
+_HOLDS_BEFORE = re.compile(r"\b(?:i|we|he|she|they|\w+ 's|\w+) " + HOLDS + r" (?:\w+ ){0,3}?(?:with )?$")
 _ANOTHER_DAY = re.compile(r"^\S+" + ANOTHER_DAY_FOR_IT)
 
 

@@ -74,8 +74,9 @@ BOOK = (
 
 # a booking the caller (or someone of theirs) holds, told of: "I have an appointment", "my husband's got a
 # session", "I'm booked in" (not "do you have an appointment ...", which asks for one)
-_HELD_BOOKING = (r"(?<!\byou )\b(?:(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their) "
-                 r"(?:\w+ ){0,2}?(?:appointment|booking|session|visit|consult|consultation)|(?:am|is|are) booked)\b")
+HOLDS = r"(?:have|has|have got|has got|got) (?:an?|my|the|his|her|our|their)"   # "I've got a ...", "he has his ..."
+_HELD_BOOKING = (r"(?<!\byou )\b(?:" + HOLDS + r" (?:\w+ ){0,2}?(?:appointment|booking|session|visit|consult|"
+                 r"consultation)|(?:am|is|are) booked)\b")
 # ... and another day asked for it
 ANOTHER_DAY_FOR_IT = (r"(?: \S+){0,30}? (?:instead\b(?! of)|(?:can|could) (?:we|i|he|she|you|they) "
                       r"(?:\w+ )?(?:do|make it|come(?: in)?|have it|go for|switch (?:it )?to|change (?:it )?to) "

@@ -470,9 +470,9 @@ def _times(ct: CallerText, part: str | None, excluded) -> _Times:
 
 # what says a bare number is a time the caller takes: "six works", "nine's grand", "ten is fine"
 _TAKING_AFTER = (("works",), ("work",), ("suits",), ("would", "work"), ("would", "suit"), ("would", "be"),
-                 ("is", "good"), ("is", "fine"), ("is", "grand"), ("is", "great"), ("is", "perfect"), ("is", "ok"),
-                 ("is", "okay"), ("is", "better"), ("'s", "good"), ("'s", "fine"), ("'s", "grand"), ("'s", "great"),
-                 ("'s", "perfect"), ("'s", "better"), ("is", "best"), ("'s", "best"))
+                 *((verb, word) for verb in ("is", "'s") for word in ("good", "fine", "grand", "great", "perfect", "ok",
+                                                                       "okay")),
+                 *_BETTER)   # ... and what says one is better ("ten's better")
 
 
 def _taken_as_a_time(tokens: tuple[str, ...], end: int) -> bool:
