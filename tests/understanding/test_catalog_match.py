@@ -147,7 +147,8 @@ def test_a_service_after_a_pronoun_is_no_verb_where_it_cannot_be_one() -> None:
         locations=(Location("main", "Main", "1 Main St"),),
         practitioners=(Practitioner("roe", "Dr Jane Roe", ("d4", "gp"), ("main",)),),
     )
-    for text in ("they're saying I need one of they D4 medicals done", "I'd like one of them D4 medicals"):
+    for text in ("they're saying I need one of they D4 medicals done", "I'd like one of them D4 medicals",
+                 "my boss says I need to D4 medical before Friday"):
         utterance = hear(text, catalog=catalog)
         assert utterance.service_ids == ("d4",), text
     assert hear("I'd like one of them D4 medicals", catalog=catalog).has("book")
@@ -200,11 +201,19 @@ def test_a_service_named_without_its_first_word() -> None:
     assert hear("she wants to see me back for a follow-up", catalog=catalog).service_ids == ("ndf",)
     assert hear("an initial consultation please", "service", catalog=catalog).service_ids == ("nd",)
     assert hear("she had her checkup last month", catalog=catalog).service_ids == ()
+    sports = Catalog(
+        services=(Service("sfu", "Sports massage follow-up", 30, 70.0), Service("sm", "Sports massage", 60, 95.0)),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Jane Roe", ("sfu", "sm"), ("main",)),),
+    )
+    for said in ("just a follow-up this time", "could I book in for a follow up", "the follow-up one"):
+        assert hear(said, "service", catalog=sports).service_ids == ("sfu",), said
 
 
 def test_a_site_named_as_the_closest_is_the_answer_not_a_question() -> None:
-    utterance = hear("the city one, that's closest to me", "location")
-    assert utterance.location_id is not None and not utterance.has("address")
+    for said in ("the city one, that's closest to me", "North, it's nearest to my work", "the city, closest to home"):
+        utterance = hear(said, "location")
+        assert utterance.location_id is not None and not utterance.has("address"), said
     assert hear("which one is closest to me?", "location").has("address")
 
 
@@ -215,7 +224,8 @@ def test_a_service_said_as_the_callers_first_of_it_is_the_first_visit() -> None:
         locations=(Location("main", "Main", "1 Main St"),),
         practitioners=(Practitioner("roe", "Dr Jane Roe", ("checkup", "newpatient"), ("main",)),),
     )
-    for text in ("I'd like to get registered with you and get a first check-up", "it'll be my first exam with you"):
+    for text in ("I'd like to get registered with you and get a first check-up", "it'll be my first exam with you",
+                 "booking our first check-up with you"):
         assert hear(text, catalog=catalog).service_ids == ("newpatient",), text
     for text in ("the first check-up slot you have", "a check-up please"):
         assert hear(text, catalog=catalog).service_ids == ("checkup",), text

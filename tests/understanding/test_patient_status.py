@@ -31,7 +31,7 @@ def test_new_the_visit_being_arranged_is_the_first(text: str) -> None:
     "I've never been to a chiropractor before. Can I get in?", "it's my first time seeing a physio",
     "I've never been to a podiatrist", "we've never been to an optometrist",
     "I'm not a patient with ye yet, a friend of mine goes to you", "I'm not a patient here yet",
-    "so I've never actually been in before",
+    "so I've never actually been in before", "I've never really been there", "we've never ever been to you",
     "I'd like to get registered with you and get a check-up", "can I register as a new patient",
 ])
 def test_new_never_to_any_practice_of_the_kind(text: str) -> None:

@@ -8,7 +8,8 @@ from .hearing import CATALOG_EASTSIDE, SLOTS, hear, intent_names
 
 CASES = {
     "book": [
-        "so yeah, do you guys have anything this week?", "could I get booked in as a new patient?", "can you get me booked in for Thursday", "I want to be booked in",
+        "so yeah, do you guys have anything this week?", "have you folks got anything Friday",
+        "do you lot have anything tomorrow", "could I get booked in as a new patient?", "can you get me booked in for Thursday", "I want to be booked in",
         "I'd like to book",
         "I'd like to book an appointment",
         "can I make an appointment",

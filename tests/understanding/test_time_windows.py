@@ -597,6 +597,8 @@ def test_a_weekday_after_the_week_said_fine_is_in_that_week():
     "so I threw my back out shoveling the driveway Saturday, can I get in?",
     "I tweaked my neck on Sunday lifting weights",
     "I've been getting these headaches by about two o'clock every day, and my partner reckons I need my eyes tested",
+    "I get migraines around 3pm most days, so I need my eyes checked",
+    "my knee is stiff by about 5 every evening, I'd like to get it looked at",
 ])
 def test_a_weekend_gone_by_or_a_period_counted_from_a_past_visit_is_no_window(said):
     assert _heard_on(said, datetime(2027, 1, 8, 16, 0), "US").window is None
@@ -660,9 +662,13 @@ def test_a_weekday_that_is_free_every_week_is_not_refused(said):
     assert _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB").refused_days == ()
 
 
-def test_the_end_of_a_busy_day_refused_is_no_bound_on_the_part_of_another_day_asked_for():
-    window = _heard_on("oh, today? Nah, I can't do today, I'm in work till six. Have you got anything tomorrow "
-                       "morning?", datetime(2026, 11, 18, 16, 0), "GB").window
+@pytest.mark.parametrize("said", [
+    "oh, today? Nah, I can't do today, I'm in work till six. Have you got anything tomorrow morning?",
+    "not today, I'm at work until five. Tomorrow morning would be better",
+    "I can't do today, I'm on shift till 7pm, so tomorrow morning please",
+])
+def test_the_end_of_a_busy_day_refused_is_no_bound_on_the_part_of_another_day_asked_for(said):
+    window = _heard_on(said, datetime(2026, 11, 18, 16, 0), "GB").window
     assert window.start == datetime(2026, 11, 19) and window.time_to == time(12) and window.time_from is None
 
 
