@@ -26,7 +26,7 @@ GENERAL_CARE_WORDS = frozenset({
     "clean", "x-ray", "x ray", "pilates", "acupuncture", "dry needling", "needling", "skin check", "doctor's visit",
     "filling", "fillings", "crown", "extraction", "hygiene", "scale and polish", "check-up and clean",
     "first visit", "first appointment", "hygienist", "registration", "jab", "immunisation", "fitting", "rehab",
-    "nurse", "double booking", "shots", "exam", "gp", "extended",
+    "nurse", "double booking", "shots", "exam", "gp", "extended", "recall",
 })
 
 

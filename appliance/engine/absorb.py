@@ -10,7 +10,7 @@ answer it.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Callable
 
 from rapidfuzz import fuzz
@@ -18,7 +18,8 @@ from rapidfuzz import fuzz
 from ..domain import ANYONE, TimeWindow, fold_name
 from ..understanding import Question, Utterance
 from ..understanding.name_corrections import apply_letter_edit, letter_edit_done
-from ..understanding.common_words import NAME_WORDS, STOP_WORDS
+from ..understanding.catalog_match import catalog_index
+from ..understanding.common_words import NAME_PARTICLES, NAME_WORDS, STOP_WORDS
 from ..understanding.name_list import is_listed_name
 from ..understanding.names import title_case
 from .tools.name_matching import sounds_like
@@ -128,8 +129,9 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
     if letters and not (first and last):
         marked = [w for w in re.findall(r"[^\W\d_]+", utt.text) if not w.isascii()]   # said with marks letters lack
         spelled = _as_held(letters.title(), ctx, said=(first, last, *marked))
-        if (spelled.count(" ") == 1 and (not (first or last) or question.name_part in ("first", "last"))
-                and _two_parts(utt) and whole is None):
+        if (spelled.count(" ") == 1 and len(letters.split()) == 2
+                and (not (first or last) or question.name_part in ("first", "last")) and _two_parts(utt)
+                and whole is None):
             # two runs of letters are the first name and the surname, even when one part was asked for
             first, last = spelled.split(" ", 1)
             ctx.spelled.update(("first_name", "last_name"))
@@ -196,6 +198,10 @@ def _absorb_identity(ctx: CallContext, utt: Utterance, question: Question) -> No
         ctx.given.add("phone")
     if utt.patient_status:
         ctx.patient_status = utt.patient_status
+    else:
+        said = {status for answer, status in question.status_by_answer if utt.has(answer)}
+        if len(said) == 1:
+            ctx.patient_status = said.pop()
     if changed and ctx.patient is not None:
         # the caller corrected who they are: prove it again before anything else
         ctx.patient = None
@@ -312,9 +318,21 @@ def _without_surname_words(first: str, surname: str) -> str:
 
 def _as_held(spelled: str, ctx: CallContext, said: tuple[str | None, ...] = ()) -> str:
     """A spelling of a name said with it or already held, in the form said or held ("D O" for "Đỗ"
-    keeps its marks: a caller spells in the letters a phone keypad has)."""
-    forms = [form for form in (*said, ctx.last_name, ctx.first_name)
-             if form and fold_name(form).replace(" ", "") == fold_name(spelled).replace(" ", "")]
+    keeps its marks: a caller spells in the letters a phone keypad has). A surname held with a particle before
+    it is kept whole where only the word after the particle is spelled ("D O E" for "van der Doe")."""
+    def letters(form: str) -> str:
+        return fold_name(form).replace(" ", "")
+
+    def past_particles(form: str) -> str:
+        words = form.split()
+        while len(words) > 1 and fold_name(words[0]) in NAME_PARTICLES:
+            words = words[1:]
+        return " ".join(words)
+
+    if ctx.last_name and past_particles(ctx.last_name) != ctx.last_name \
+            and letters(past_particles(ctx.last_name)) == letters(spelled):
+        return ctx.last_name
+    forms = [form for form in (*said, ctx.last_name, ctx.first_name) if form and letters(form) == letters(spelled)]
     return next((form for form in forms if not form.isascii()), forms[0] if forms else spelled)
 
 
@@ -390,6 +408,13 @@ def _absorb_booking_details(ctx: CallContext, utt: Utterance, question: Question
         ctx.picked = None
 
 
+def _a_child(dob: date | None, today: date, under: int) -> bool:
+    if dob is None:
+        return False
+    age = today.year - dob.year - ((today.month, today.day) < (dob.month, dob.day))
+    return 0 <= age < under
+
+
 def _within(window: TimeWindow, days: set) -> bool:
     """Whether the window covers only days in `days` (it has a start and an end, all of them refused)."""
     if window.start is None or window.end is None:
@@ -415,11 +440,15 @@ def _answered(ctx: CallContext, utt: Utterance, question: Question) -> bool:
     return any(_FILLED[fact](ctx, utt) if fact in _FILLED else fact in ctx.given for fact in question.answered_by)
 
 
-def derive(ctx: CallContext, env: RuleEnv) -> None:
+def derive(ctx: CallContext, env: RuleEnv, today: date | None = None) -> None:
     """Fill what follows from the clinic's data without asking the caller."""
     catalog = env.catalog
     if ctx.task == "book" and ctx.service_id is None and len(catalog.services) == 1:
         ctx.service_id = catalog.services[0].id
+    if ctx.task == "book" and ctx.service_id is not None and not ctx.offered and today is not None \
+            and _a_child(ctx.dob, today, int(env.options.get("children_under", 16))):
+        # a child booked into a service the clinic has a children's version of ("his check-up"): that one
+        ctx.service_id = catalog_index(catalog).for_children.get(ctx.service_id, ctx.service_id)
     if ctx.task == "reschedule" and len(ctx.targets) == 1:
         target = ctx.targets[0]
         if ctx.service_id is None:

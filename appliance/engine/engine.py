@@ -272,7 +272,7 @@ class Engine:
         ctx.given = set()
         ctx.side_trips_this_turn = 0
         absorb(ctx, utt, self.flow.questions[state.waiting_for])
-        derive(ctx, self.env)
+        derive(ctx, self.env, self.clock.now().date())
         first: Trigger | None = None
         side_trips = 0
         trips: list[str] = []
@@ -410,7 +410,8 @@ class Engine:
         self._transition(previous, name, trigger)
         self.state = self.ctx.state = name
         state = self.flow.states[name]
-        derive(self.ctx, self.env)  # tool results may have settled something (e.g. the booking to move)
+        # tool results may have settled something (e.g. the booking to move)
+        derive(self.ctx, self.env, self.clock.now().date())
         if previous != name:
             self.ctx.misses[name] = 0
         if state.waits:

@@ -44,7 +44,7 @@ _STATE_KEYS = {"kind", "waiting_for", "say", "reask", "reprompt", "run", "edges"
 _EDGE_KEYS = {"when", "to", "say", "reason", "clear"}
 _GLOBAL_KEYS = _EDGE_KEYS | {"id", "side_trip"}
 _OPTION_DEFAULTS = {"max_misses": 2, "max_side_trips": 3, "dob_attempts": 2, "name_attempts": 2, "max_offers": 5,
-                    "on_stuck": None, "on_error": None}
+                    "children_under": 16, "on_stuck": None, "on_error": None}
 
 
 class FlowError(ValueError):

@@ -20,7 +20,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 
 from ..domain import ANYONE, Catalog
-from .common_words import FUNCTION_WORDS, STOP_WORDS
+from .common_words import CHILDREN_WORDS, FUNCTION_WORDS, STOP_WORDS
 from .normalise import CallerText, normalise
 from .questions import Question
 from .signals import EITHER_AS_ANY, WordPattern
@@ -74,6 +74,9 @@ class CatalogIndex:
     place_and_service_words: frozenset[str]    # never part of a caller's name
     place_and_service_phrases: tuple[tuple[str, ...], ...] = ()   # each name and alias, as words
     first_visit: str | None = None             # the one service whose name says it is the first visit
+    # service -> the one service of the same kind whose name says it is for children (a check-up for children, for
+    # the check-up)
+    for_children: dict[str, str] = field(default_factory=dict)
 
     def place_and_service_words_said(self, tokens: tuple[str, ...]) -> frozenset[str]:
         """The words of the clinic's service and place names said whole in `tokens` ("Doe Green"), and of those
@@ -248,6 +251,7 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
     prefix_words = {w: next(iter(o)) for w, o in word_owners.items() if len(o) == 1}
     firsts = [s.id for s in catalog.services
               if any(_FIRST_VISIT_NAME.search(normalise(text).text) for text in (s.name, *s.aliases))]
+    for_children = _children_counterparts(catalog)
     place_words: set[str] = set()
     place_phrases: set[tuple[str, ...]] = set()
     for text in [t for s in catalog.services for t in (s.name, *s.aliases)] + \
@@ -265,7 +269,31 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         place_and_service_words=frozenset(place_words),
         place_and_service_phrases=tuple(sorted(place_phrases)),
         first_visit=firsts[0] if len(firsts) == 1 else None,
+        for_children=for_children,
     )
+
+
+_JOINING = frozenset({"and", "the", "a", "an", "of", "for", "with", "s"})
+
+
+def _children_counterparts(catalog: Catalog) -> dict[str, str]:
+    """For each service not for children, the one service for children whose other words are all in one of its
+    names: a check-up whose name says it is for children, for a check-up and clean (or its alias "check-up"); a
+    physio for kids, for a physio assessment."""
+    def names(s) -> list[set[str]]:
+        return [set(_canon_tokens(text)) - _JOINING for text in (s.name, *s.aliases)]
+
+    for_children = [(s, [n - CHILDREN_WORDS for n in names(s) if n & CHILDREN_WORDS]) for s in catalog.services]
+    kids = [(s, [n for n in kinds if n]) for s, kinds in for_children if kinds]
+    out: dict[str, str] = {}
+    for s in catalog.services:
+        if any(s.id == k.id for k, _ in kids):
+            continue
+        own = names(s)
+        matches = {k.id for k, kinds in kids if any(kind <= name for kind in kinds for name in own)}
+        if len(matches) == 1:
+            out[s.id] = matches.pop()
+    return out
 
 
 @dataclass(frozen=True)

@@ -96,3 +96,9 @@ april may june august christian noel rowan reed reid rocky sonny sunny storm jad
 NAME_PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "del", "della", "di", "du", "la", "le",
                             "st", "te", "ter", "bin", "binti", "al", "el", "ben", "mac", "mc", "o", "ní", "ni", "nic",
                             "ó", "ua", "ap", "ferch", "ibn", "bint", "abu", "dos", "das", "des"})
+
+
+# words that say a service is for children: a check-up or an assessment named as the children's, the kids', the
+# paediatric one
+CHILDREN_WORDS = frozenset({"children", "child", "childrens", "kids", "kid", "paediatric", "pediatric", "junior",
+                            "juniors"})

@@ -18,7 +18,7 @@ from .questions import Question
 from .signals import CONFIDENCE_RANK, EVIDENCE, Hit, RuleSet, add_hit, apply_rules, negated_before
 from .task_intents import ANOTHER_DAY_FOR_IT, HOLDS, TASK_RULES
 from .utterance import Signal
-from .yes_no import ACT_RULES, read_conversation_acts
+from .yes_no import ACT_RULES, TAKE_BACK_WORDS, read_conversation_acts
 
 _RED_FLAGS = ("emergency", "crisis")
 _ACTS = ("yes", "no", "correction", "goodbye", "withdraw")
@@ -76,6 +76,7 @@ def detect_intents(
     _book_the_one_discussed(ct, question, hits)
     _a_new_patient_books(ct, question, hits)
     _left_for_another_call(ct, hits)
+    _plan_given_up(ct, hits)
     _settle(hits, question, ct.text)
     return _ordered(hits)
 
@@ -100,6 +101,26 @@ def _left_for_another_call(ct: CallerText, hits: dict[str, Hit]) -> None:
     for name in [n for n in hits if n in _TASK_ORDER]:
         if any(start <= hits[name].position < end for start, end in spans):
             del hits[name]
+
+
+# a task said as a plan the caller had ("I was going to move it", "I thought about rescheduling", "I wanted to change
+# it"), given up with "but" or a take-back before another task
+_PLAN_BEFORE = re.compile(r"\b(?:(?:was|were|had been) (?:going|gonna|planning|hoping|meaning) to|(?:thought|was thinking|"
+                          r"had thought) (?:about|of)|wanted to|considered|i did think about)(?: \w+){0,2}? $")
+_GIVEN_UP = TAKE_BACK_WORDS | {"but", "instead"}
+
+
+def _plan_given_up(ct: CallerText, hits: dict[str, Hit]) -> None:
+    """A task the caller says they had meant to ask for and then did not, asking for another: the other is meant
+    ("I was going to move it, but actually no, I'll just cancel it")."""
+    tasks = [n for n in hits if n in ("cancel_all", "cancel", "reschedule", "book")]
+    if len(tasks) < 2:
+        return
+    for name in tasks:
+        at = hits[name].position
+        if _PLAN_BEFORE.search(ct.text[:at]) and not _GIVEN_UP.isdisjoint(ct.text[at:].split()[1:6]):
+            del hits[name]
+            return
 
 
 # one of the clinic's services or practitioners said as what the caller holds ("I have a massage with <name> next
@@ -249,6 +270,9 @@ def _settle(hits: dict[str, Hit], question: Question, text: str = "") -> None:
     # doctor would ring me ... can she call me back?"): the call back is what is asked, not a person now
     if "callback" in hits and hits["callback"].confidence == "high" and weaker_than_high("human"):
         del hits["human"]
+    # someone not (yet) a patient asking a price or to book is a patient to be, not a business calling
+    if weaker_than_high("non_service") and ("price" in hits or "book" in hits):
+        del hits["non_service"]
     # "how much ibuprofen" was a medicine question, "how much is it" was not.
     if "medical_advice" in hits and weaker_than_high("price"):
         del hits["price"]

@@ -20,7 +20,9 @@ everything that depends on what was just asked:
 - `yes_rivals`: at a read-back, what a yes scored against the audio must clearly beat (negated yeses
   "incorrect", fillers "uh", questions "sorry?"), in groups; the voice layer's answer scoring reads them;
 - `repairs`: known speech-to-text confusions, each with the context it applies
-  in, undone before the words are read ("well" between digits is an "oh").
+  in, undone before the words are read ("well" between digits is an "oh");
+- `status_by_answer`: what a bare yes or no here says of the caller, new or
+  returning ("have you been to us before?" answered "yep").
 
 The understanding rules ask a question what it expects or what kind it is,
 never its name; the voice layer asks it for its prompt and patience. Adding a
@@ -427,6 +429,7 @@ class Question:
     yes_rivals: tuple[str, ...] = ()   # at a read-back: phrases that are no yes, however like one they sound
     asks: str = ""
     reported_as: str | None = None
+    status_by_answer: tuple[tuple[str, str], ...] = ()   # (yes or no, "new" or "returning")
 
     @property
     def reported(self) -> str:
@@ -515,6 +518,7 @@ class _QuestionEntry(BaseModel):
     yes_rivals: dict[str, list[str]] = Field(default_factory=dict)
     repairs: list[_RepairEntry] = Field(default_factory=list)
     reported_as: str | None = None
+    status_by_answer: dict[Literal["yes", "no"], Literal["new", "returning"]] = Field(default_factory=dict)
 
     @field_validator("repairs", mode="before")
     @classmethod
@@ -532,7 +536,7 @@ class _QuestionEntry(BaseModel):
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
-    @field_validator("answered_by", "short_answers", "yes_rivals", mode="before")
+    @field_validator("answered_by", "short_answers", "yes_rivals", "status_by_answer", mode="before")
     @classmethod
     def _yes_and_no_unquoted(cls, value: Any) -> Any:
         """YAML reads a bare yes or no as true or false: take them as the words they were."""
@@ -593,7 +597,7 @@ def questions_from_mapping(data: Any, *, known_kinds: frozenset[str], source: st
             answered_by=frozenset(entry.answered_by), stt_prompt=entry.stt_prompt, patience_s=entry.patience_s,
             keypad=entry.keypad, short_answers=short, short_answer_phrases=phrases, repairs=tuple(repairs),
             yes_rivals=tuple(dict.fromkeys(p.strip() for group in entry.yes_rivals.values() for p in group)),
-            asks=entry.asks, reported_as=entry.reported_as,
+            asks=entry.asks, reported_as=entry.reported_as, status_by_answer=tuple(entry.status_by_answer.items()),
         )
     for name, question in questions.items():
         if question.reported_as is not None and question.reported_as not in questions:

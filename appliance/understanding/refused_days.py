@@ -79,7 +79,7 @@ def refused_days(ct: CallerText, days: list[DayMention], offered: tuple[Slot, ..
         if said[k] and not any(later.first == day.first and not said[j] and _asked_for(ct, later)
                                for j, later in enumerate(days[k + 1:], k + 1)):
             refused.extend(_dates(day))
-            if ct.tokens[day.end_index - 1] in _EVERY_WEEK:
+            if _weekly(ct, day.start, day.end_index):
                 # "he's got touch on Tuesdays": every Tuesday the caller may be offered, not only the next
                 refused.extend(date.fromordinal(day.first.toordinal() + 7 * week) for week in range(1, _WEEKS_AHEAD))
             if k + 1 < len(days) and said[k + 1] and _range_between(ct, day, days[k + 1]):
@@ -123,6 +123,11 @@ def refused_mentions(ct: CallerText, days: list[DayMention]) -> list[bool]:
 
 _EVERY_WEEK = frozenset(word for word in WEEKDAYS if word.endswith("days"))   # "Tuesdays": every Tuesday
 _WEEKS_AHEAD = 6
+
+
+def _weekly(ct: CallerText, start: int, end: int) -> bool:
+    """Whether the weekday said is every one of it: "Tuesdays", "on a Tuesday"."""
+    return ct.tokens[end - 1] in _EVERY_WEEK or ct.tokens[max(0, start - 2):start] == ("on", "a")
 _RANGE_WORDS = frozenset({("through",), ("thru",), ("to",), ("till",), ("until",)})
 
 
@@ -177,7 +182,8 @@ def refused_here(ct: CallerText, start: int, end: int) -> bool:
         return True
     if _ON_SHIFT_BEFORE.search(before) and _TOO_AFTER.match(after + " "):
         return True
-    if ct.tokens[end - 1] in _EVERY_WEEK and _STANDING_AFTER.match(after + " "):
+    if _weekly(ct, start, end) and (_STANDING_AFTER.match(after + " ") or _STANDING_BEFORE.search(before)
+                   or _PASTIME_BEFORE.search(before)):
         return True
     return bool(_REFUSED_AFTER.match(after.rstrip() + " ")) if after.strip() else False
 
@@ -189,6 +195,16 @@ _ON_SHIFT_BEFORE = re.compile(r"\b(?:i am|we are|he is|she is|they are|\w+ 's|\w
 # are my day off", "Fridays are my best days", which are days free)
 _STANDING_AFTER = re.compile(r"^ (?:are|is) (?:my|our|his|her|their) (?!(?:\w+ )?(?:off|free|best|good|easy|quiet|only|"
                              r"preference|preferred)\b)\w+")
+# "I have standup Tuesdays", "we've got choir on Wednesdays": what the caller has every week that day, whatever it
+# is (not "I have Tuesdays off", with nothing between, nor time or nothing had: "I've got time Tuesdays")
+_STANDING_BEFORE = re.compile(r"\b(?:i|we) (?:have|have got|got)(?: a| an| my| our| the)? (?!(?:got|time|nothing|free|space|"
+                              r"room|availability|off|anything|any|something|more|less|to)\b)\w+(?: \w+)?(?: on)?(?: a)? $")
+# "I play five-a-side on a Tuesday", "she swims Thursdays", "he coaches the under-nines on a Saturday": what someone
+# does every week that day
+_PASTIME_BEFORE = re.compile(r"\b(?:i|we|he|she|they|\w+ 's)(?: (?:usually|always|normally|often|still))? (?:play|plays|"
+                             r"coach|coaches|train|trains|teach|teaches|volunteer|volunteers|go to|goes to|swim|swims|"
+                             r"ride|rides|cycle|cycles|dance|dances|sing|sings|referee|referees)\b(?: \w+){0,4}?"
+                             r"(?: on)?(?: a)? $")
 _TOO_AFTER = re.compile(r"^ (?:too|as well|an all|and all|also)\b")
 
 

@@ -363,8 +363,6 @@ NON_SERVICE = (
          r"\bsuppliers?\b|\binvoices?\b|\binvoic\w+\b|\baccount balance\b|\boutstanding (?:balance|account|invoice|"
          r"amount|payment)\b|\bbilling (?:department|enquiry|inquiry|query|question|issue|problem|team|error)\b",
          r"\b(?:about|regarding|with) (?:my|an|the|your|our) (?:bill|billing|account|statement)\b",
-         # not "I'm not a patient with you yet", someone new to the clinic
-         r"\b(?:i am|we are) not (?:a |an )?(?:patient|client|customer)\b(?!(?: \w+){0,3} yet\b)",
          r"\b(?:is|are) the (?:owner|owners|practice owner|business owner|director|decision maker)s? (?:available|"
          r"there|in|around)\b|\b(?:speak|talk) (?:to|with) the (?:owner|practice owner|business owner|director|"
          r"decision maker)\b",
@@ -378,7 +376,10 @@ NON_SERVICE = (
          r"\bmarketing\b|\badvertis\w*\b|\bseo\b|\bsponsorship\b|\bbusiness opportunity\b|\bpartnership\b",
          r"\b(?:delivery|parcel|package|courier) (?:for|from|to)\b"),
     rule("non_service", "medium", r"\bsurvey\b|\bdelivery\b|\bparcel\b|\bcourier\b|\bgoogle\b|\bwebsite\b|"
-         r"\bsearch ranking\b|\brank higher\b|\bthe owner\b"),
+         r"\bsearch ranking\b|\brank higher\b|\bthe owner\b",
+         # not "I'm not a patient with you yet", someone new to the clinic; and said with a price or a booking
+         # asked for ("I'm not a patient or anything, just pricing around"), someone who may become one
+         r"\b(?:i am|we are) not (?:a |an )?(?:patient|client|customer)\b(?!(?: \w+){0,3} yet\b)"),
 )
 
 # a caller taken into a task they never meant, saying so: "I'm not booking yet, just asking", "I don't need to book,

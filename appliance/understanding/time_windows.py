@@ -318,6 +318,16 @@ def _part_of_day(ct: CallerText, excluded, window_asked: bool = False) -> tuple[
     return None, None, None
 
 
+def _part_said_with_the_day(ct: CallerText, day: DayMention | None,
+                            wanted: list[DayMention]) -> tuple[str, time | None, time | None] | None:
+    """The part of the day said with the day wanted, where that day was said more than once ("Friday afternoon
+    then, this Friday"): the last saying of it that has one."""
+    if day is None:
+        return None
+    sayings = [day, *(d for d in reversed(wanted) if d is not day and (d.first, d.end) == (day.first, day.end))]
+    return next((part for d in sayings if (part := _part_said_with(ct, d)) is not None), None)
+
+
 def _part_said_with(ct: CallerText, day: DayMention | None) -> tuple[str, time | None, time | None] | None:
     """The part of the day said right after the day wanted ("Tuesday afternoon"): it wins over a part said
     elsewhere in the answer, of someone else's day ("he's back at lunchtime ... Tuesday afternoon?")."""
@@ -524,7 +534,7 @@ def find_window(
             said = [d for d in said if d is not day]
     wanted = _after_a_change_of_mind(ct, [d for d in said if d.first not in refused])
     day = _combine_days(ct, wanted)
-    part, lo, hi = _part_said_with(ct, day) or _part_of_day(ct, excluded, question.wants("window"))
+    part, lo, hi = _part_said_with_the_day(ct, day, wanted) or _part_of_day(ct, excluded, question.wants("window"))
     if part is None and day is not None and day.part is not None:
         part = day.part
         lo, hi = _PARTS[part]

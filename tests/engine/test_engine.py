@@ -1,11 +1,15 @@
 """The engine end to end on the example clinic: routing, pre-emption, side trips,
 corrections, reprompts, the LLM hook, failures and the call record."""
 
+import copy
+
 import pytest
 
+from appliance.clinic import clinic_from_mapping
 from appliance.engine.clock import CountingIds
 from appliance.engine.engine import CallEnded, Engine
 from appliance.engine.types import ROUTES, CallInfo
+from appliance.store.clinic_store import ClinicStore
 from appliance.store.records import RecordError
 from appliance.understanding import INTENTS, Signal
 
@@ -213,16 +217,27 @@ def test_half_a_name_asks_for_the_full_name_once_more_then_for_the_missing_part(
     assert other.turn("Johnson").waiting_for in ("first_name", "last_name")   # asked twice: ask for the other part
 
 
-def test_a_name_that_finds_nobody_is_asked_for_once_more_before_a_new_record(engine, db):
+def test_a_booking_caller_nobody_was_found_for_is_asked_whether_they_have_been_before_then_for_the_name(engine, db):
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "Sally Jones")
-    again = engine.turn("fourth of March eighty five")      # no Sally Jones: misheard, or new?
-    assert again.state == "ask_name_again" and again.waiting_for == "full_name"
-    assert "couldn't find" in again.reply
+    asked = engine.turn("fourth of March eighty five")      # no Sally Jones: misheard, or new?
+    assert asked.state == "ask_been_before" and "been to us before" in asked.reply
+    again = engine.turn("yep")
+    assert again.state == "ask_returning_name" and again.waiting_for == "full_name"
     found = engine.turn("Sarah Johnson")                     # the date of birth is kept
     assert found.waiting_for != "dob" and found.state != "confirm_new_patient"
     assert engine.ctx.patient is not None and engine.ctx.patient.id == "p1"
     assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
+
+
+@pytest.mark.parametrize("answer", ["No, I haven't", "nope, first time", "no, never", "I'm new actually"])
+def test_a_booking_caller_who_has_not_been_before_goes_on_as_new_without_the_name_and_date_asked_again(engine, answer):
+    engine.start(CallInfo(caller_id="+61400000099"))
+    say(engine, "Hi, I'd like to book a follow-up", "Sally Jones", "fourth of March eighty five")
+    new = engine.turn(answer)
+    assert engine.ctx.patient_status == "new"
+    assert new.waiting_for not in ("full_name", "dob") and engine.ctx.asked.isdisjoint({"ask_name_again"})
+    assert engine.ctx.dob_mismatches == 0 and engine.ctx.not_found == 1
 
 
 def test_an_exact_date_of_birth_and_a_heard_surname_are_put_to_the_caller_by_name(engine, db):
@@ -397,13 +412,14 @@ def test_twins_sharing_a_surname_and_a_birthday_are_never_guessed_between():
     assert _surname_heard([olivia], ("I'll let you go.",)) is None
 
 
-def test_a_caller_who_finds_nobody_twice_or_says_they_are_new_is_set_up_as_new(make_engine, store, clock):
-    twice = make_engine()
-    twice.start(CallInfo(caller_id=""))
-    say(twice, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
-    # the same name again and still nobody: the date of birth is asked once more, then a new patient
-    assert twice.turn("Mia Wong").waiting_for == "dob"
-    assert twice.turn("fourth of March eighty five").waiting_for == "phone"
+def test_a_caller_found_nowhere_who_has_not_been_before_or_says_they_are_new_is_set_up_as_new(make_engine, store,
+                                                                                              clock):
+    unfound = make_engine()
+    unfound.start(CallInfo(caller_id=""))
+    asked = say(unfound, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
+    # nobody by that name and date: asked whether they have been before, not for the name and the date again
+    assert asked.waiting_for == "been_before"
+    assert unfound.turn("no").waiting_for == "phone"
 
     said_new = make_engine()
     said_new.start(CallInfo(caller_id=""))
@@ -741,14 +757,12 @@ def test_a_date_of_birth_misspoken_without_a_first_name_is_asked_again_and_the_c
 
 
 def test_a_surname_spelled_after_lookups_failed_finds_the_record_before_a_new_one_is_made(engine, db):
-    """A returning caller whose whole name is misheard twice spells the surname on the way to a new record:
-    the spelled surname and the date of birth find the patient, who is asked whether it is them."""
+    """A returning caller whose whole name is misheard twice spells the surname before the team is asked to
+    call back: the spelled surname and the date of birth find the patient, who is asked whether it is them."""
     engine.start(CallInfo(caller_id=""))
-    say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
+    say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five", "yes I have",
         "Crain Memwasu", "fourth of March eighty five")
-    if engine.ctx.state == "ask_phone":
-        engine.turn("0412 555 019")
-    assert engine.ctx.state == "ask_spelling_last"
+    assert engine.ctx.state == "spell_surname_for_lookup"
     result = engine.turn("J O H N S O N")
     assert result.state == "confirm_identity" and "Sarah Johnson" in result.reply
     engine.turn("yes")
@@ -758,10 +772,11 @@ def test_a_surname_spelled_after_lookups_failed_finds_the_record_before_a_new_on
 
 def test_a_new_callers_spelled_surname_that_matches_nobody_goes_on_to_the_new_record(engine):
     engine.start(CallInfo(caller_id=""))
-    say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five",
-        "Crain Memwasu", "fourth of March eighty five", "0412 555 019")
-    assert engine.turn("N W O S U").state == "ask_been_before"   # never said they were new: asked first
-    assert engine.turn("no, never").state == "confirm_new_patient"
+    asked = say(engine, "Hi, I'd like to book a follow-up", "Crain Memwasu", "fourth of March eighty five")
+    assert asked.state == "ask_been_before"      # never said they were new: asked first
+    say(engine, "no, never", "0412 555 019")
+    assert engine.ctx.state == "ask_spelling_last"   # a surname unlike any name people have
+    assert engine.turn("N W O S U").state == "confirm_new_patient"
 
 
 @pytest.mark.parametrize("spelled, surname", [
@@ -772,10 +787,26 @@ def test_a_given_name_spelled_too_where_the_surname_was_asked_keeps_the_given_na
                                                                                           surname):
     engine.start(CallInfo(caller_id=""))
     say(engine, "Hi, I'd like to book a follow-up", "Gráinne Ní Bhriain", "fourth of March eighty five",
-        "Gráinne Ní Bhriain", "fourth of March eighty five", "0412 555 019")
+        "no, I haven't", "0412 555 019")
     assert engine.ctx.state == "ask_spelling_last"
     engine.turn(spelled)
     assert (engine.ctx.first_name, engine.ctx.last_name) == ("Gráinne", surname)
+
+
+@pytest.mark.parametrize("said, spelled, surname", [
+    ("Tadhg Ó Ceallaigh", "T-A-D-H-G, and then O with a fada, then C-E-A-L-L-A-I-G-H", "Ó Ceallaigh"),
+    ("Tadhg Ó Ceallaigh", "C E A L L A I G H", "Ó Ceallaigh"),
+    ("Anneke van der Vraagh", "V R A A G H", "van der Vraagh"),
+    ("Eoin Mac Giollarnáth", "G I O L L A R N A T H", "Mac Giollarnáth"),
+])
+def test_a_surname_led_by_a_particle_keeps_it_when_only_the_word_after_it_is_spelled(engine, said, spelled,
+                                                                                     surname):
+    engine.start(CallInfo(caller_id=""))
+    say(engine, "Hi, I'd like to book a follow-up", said, "fourth of March eighty five", "no, I haven't",
+        "0412 555 019")
+    assert engine.ctx.state == "ask_spelling_last"
+    engine.turn(spelled)
+    assert engine.ctx.last_name.lower() == surname.lower()
 
 
 def test_every_intent_the_rules_can_find_has_a_route_in_the_record():
@@ -814,20 +845,23 @@ def test_a_caller_never_found_who_never_said_they_are_new_is_asked_before_a_reco
     patient on file whose name is never heard right must not get a second record."""
     def unfound(engine):
         engine.start(CallInfo(caller_id=""))
-        say(engine, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five", "Mia Wong",
-            "fourth of March eighty five")
-        return engine.turn("0412 555 019")
+        return say(engine, "Hi, I'd like to book a follow-up", "Mia Wong", "fourth of March eighty five")
 
     returning = make_engine()
     asked = unfound(returning)
     assert asked.state == "ask_been_before" and asked.waiting_for == "been_before"
-    returning.turn("yes, I have")
-    assert returning.ctx.patient is None and returning.ctx.callback_reason == "unverified_identity"
+    assert returning.turn("yes, I have").state == "ask_returning_name"
+    assert returning.turn("Mia Wong").state == "ask_dob_again"   # the same name again: the date is the likelier slip
+    assert returning.turn("fourth of March eighty five").state == "spell_surname_for_lookup"
+    returning.turn("W O N G")
+    assert returning.ctx.callback_reason == "patient_not_found"   # the team calls back (asked for a number first)
+    assert returning.ctx.patient is None
     assert not any(t["name"] == "CreatePatient" for t in db["tool_calls"].rows)
 
     new = make_engine()
     unfound(new)
-    assert new.turn("no, never").state == "confirm_new_patient"
+    assert new.turn("no, never").waiting_for == "phone"
+    assert new.turn("0412 555 019").state == "confirm_new_patient"
 
     said_new = make_engine()
     said_new.start(CallInfo(caller_id=""))
@@ -920,3 +954,23 @@ def test_a_caller_booking_for_someone_of_theirs_is_asked_for_that_persons_name_n
     assert engine.ctx.first_name is None and engine.ctx.last_name is None
     asked = engine.turn("Tom Johnson")
     assert asked.waiting_for == "dob" and "your son's date of birth" in asked.reply
+
+
+@pytest.mark.parametrize("dob, service", [("third of August twenty seventeen", "kidsfu"),
+                                          ("fourth of March eighty five", "followup")])
+def test_a_child_is_booked_into_the_clinics_service_for_children_of_the_kind_asked_for(flow, db, clock, recorder,
+                                                                                    example_clinic_data, dob, service):
+    """ "book my son in for his follow-up", where the clinic has a children's follow-up: a patient under the flow's
+    `children_under` age gets that one; an adult the one named."""
+    data = copy.deepcopy(example_clinic_data)
+    data["services"].append({"id": "kidsfu", "name": "Children's follow-up", "minutes": 30, "price": 50})
+    for practitioner in data["practitioners"]:
+        practitioner["services"].append("kidsfu")
+    store = ClinicStore(db, new_id=CountingIds(), now=clock.now)
+    store.load_clinic(clinic_from_mapping(data))
+    engine = Engine(flow=flow, store=store, clock=clock, new_id=CountingIds(), recorder=recorder)
+    engine.start(CallInfo(caller_id="+61400000099"))
+    say(engine, "Hi, I'd like to book a follow-up, we're new", "Jack Doe")
+    assert engine.ctx.service_id == "followup"
+    engine.turn(dob)
+    assert engine.ctx.service_id == service

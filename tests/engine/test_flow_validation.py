@@ -167,6 +167,8 @@ def with_questions(raw, change):
     (lambda q: q["confirm"]["yes_rivals"].update(other=["  "]), "questions.confirm.yes_rivals.other: needs a list"),
     (lambda q: q["dob"].update(yes_rivals={"fillers": ["uh"]}), "questions.dob.yes_rivals: only a read-back"),
     (lambda q: q["confirm"].pop("yes_rivals"), "declares no `yes_rivals`"),
+    (lambda q: q["been_before"].update(status_by_answer={"yes": "veteran"}), "questions.been_before.status_by_answer.yes"),
+    (lambda q: q["been_before"].update(status_by_answer={"maybe": "new"}), "questions.been_before.status_by_answer.maybe"),
 ])
 def test_each_question_declaration_rule(raw, change, expected):
     data = with_questions(raw, change)

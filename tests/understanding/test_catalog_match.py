@@ -400,3 +400,22 @@ def test_whom_a_service_is_for_is_not_the_service_on_its_own() -> None:
     )
     assert hear("my husband can watch the kids then", "time_preference", catalog=catalog).service_ids == ()
     assert hear("a kids' cleaning for my son", "service", catalog=catalog).service_ids == ("kids",)
+
+
+def test_a_service_for_children_of_the_same_kind_is_found_for_each_service_not_for_children() -> None:
+    from appliance.understanding.catalog_match import catalog_index
+
+    def counterparts(*services: Service) -> dict[str, str]:
+        catalog = Catalog(services=services, locations=(Location("main", "Main", "1 Main St"),),
+                          practitioners=(Practitioner("roe", "Dr Jane Roe", tuple(s.id for s in services),
+                                                      ("main",)),))
+        return catalog_index(catalog).for_children
+
+    assert counterparts(Service("checkup", "Check-up and clean", 45, 220.0, aliases=("check-up",)),
+                        Service("kids", "Children's check-up", 30, 130.0),
+                        Service("whitening", "Teeth whitening", 60, 400.0)) == {"checkup": "kids"}
+    assert counterparts(Service("physio", "Physio assessment", 45, 90.0),
+                        Service("kidsphysio", "Paediatric physio", 30, 70.0)) == {"physio": "kidsphysio"}
+    # two of them for children, of one kind: which is the caller's to say
+    assert counterparts(Service("massage", "Massage", 60, 90.0), Service("k1", "Kids massage", 30, 50.0),
+                        Service("k2", "Junior massage", 30, 50.0)) == {}

@@ -263,6 +263,11 @@ NOT = [
     ("that's on me, right?", "address"), ("it's in my knee, right?", "address"), ("is it on Tuesday", "address"),
     ("that's on the fifth of December, right?", "address"),
     ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
+    # someone not a patient asking a price or to book may become one: no business calling
+    ("I'm not a patient or anything, I'm just kind of pricing around. How much is an adjustment?", "non_service"),
+    ("I'm not a patient there or anything, just wondering how much a cleaning is", "non_service"),
+    ("I'm not a patient of yours, what do you charge for a filling?", "non_service"),
+    ("I'm not a patient, but I'd like to book in", "non_service"),
     ("I've an appointment with the nurse, I don't need it till next month though, can I move it", "cancel"),
     # "a dose of" an illness is a bout of it, told as the reason for the task
     ("I've a desperate dose of the flu, so I won't make my physio tomorrow, can I cancel it", "medical_advice"),
@@ -535,6 +540,24 @@ def test_asking_which_days_the_clinic_works_is_an_hours_question(said, region):
 ])
 def test_a_task_left_for_another_call_is_not_asked_for_now(said):
     assert not {"book", "reschedule", "cancel"} & set(intent_names(hear(said, "anything_else")))
+
+
+@pytest.mark.parametrize("said, meant", [
+    ("I need to cancel my whitening on Friday. I was going to, like, move it, but actually no, I'll just cancel it",
+     "cancel"),
+    ("I need to cancel Friday. I thought about rescheduling but no, just cancel it", "cancel"),
+    ("I wanted to change it, but actually, just cancel it please", "cancel"),
+    ("I was planning to book a cleaning too but actually just cancel the Friday one please", "cancel"),
+    ("I was going to cancel, but can we move it to Thursday instead?", "reschedule"),
+    ("I was going to cancel but I'd rather move it to next week", "reschedule"),
+])
+def test_a_task_the_caller_had_meant_to_ask_for_and_gave_up_is_not_the_one_meant(said, meant):
+    tasks = [i for i in intent_names(hear(said)) if i in ("book", "reschedule", "cancel")]
+    assert tasks == [meant]
+
+
+def test_a_plan_told_of_with_no_other_task_is_still_the_task():
+    assert "reschedule" in intent_names(hear("I was going to move it to Friday"))
 
 
 def test_a_task_asked_for_now_beside_one_left_for_later_is_taken():

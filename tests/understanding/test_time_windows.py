@@ -651,15 +651,44 @@ def test_a_day_the_caller_is_free_or_asks_for_is_still_wanted(said):
     ("Like Monday the 23rd, oh, no, Mondays are my church circle. Tuesday the 24th, in the morning?",
      datetime(2026, 11, 24), date(2026, 11, 23)),
     ("Thursdays are her swimming, so Friday", datetime(2026, 11, 20), date(2026, 11, 19)),
+    # what the caller has every week that day, whatever it is called
+    ("um, Tuesday morning? Oh wait, no, I have standup Tuesdays. Wednesday morning works", datetime(2026, 11, 18),
+     date(2026, 11, 17)),
+    ("I've got netball Thursdays, so Friday?", datetime(2026, 11, 20), date(2026, 11, 19)),
+    ("we have choir on Wednesdays, could we do Thursday", datetime(2026, 11, 19), date(2026, 11, 18)),
+    ("I have lectures Mondays, anything Tuesday?", datetime(2026, 11, 17), date(2026, 11, 23)),
+    # what someone does every week that day ("on a Tuesday" is every Tuesday)
+    ("she swims Thursdays so Friday", datetime(2026, 11, 20), date(2026, 11, 26)),
+    ("I go to the gym on a Monday, could I come Wednesday", datetime(2026, 11, 18), date(2026, 11, 23)),
+    ("I have yoga on a Wednesday, so Thursday", datetime(2026, 11, 19), date(2026, 11, 25)),
 ])
 def test_a_day_refused_for_where_the_caller_is_or_what_is_on_every_week(said, wanted, refused):
     utterance = _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB")
     assert utterance.window.start == wanted and refused in utterance.refused_days
 
 
-@pytest.mark.parametrize("said", ["Mondays are my day off, so Monday", "Fridays are my best days"])
+@pytest.mark.parametrize("said", ["Mondays are my day off, so Monday", "Fridays are my best days",
+                                  "I have Tuesdays off, so Tuesday", "I've got time Tuesdays",
+                                  "I have nothing on Tuesdays so that's good", "I've got free time on Tuesdays"])
 def test_a_weekday_that_is_free_every_week_is_not_refused(said):
     assert _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB").refused_days == ()
+
+
+@pytest.mark.parametrize("said", [
+    "so, I play five-a-side on a Tuesday and my calves are wrecked, so I was wanting to book a sports massage",
+    "he coaches the under-nines on a Saturday and his knee's gone, can he book in",
+    "I train on Tuesdays and I've pulled something, I need a physio",
+])
+def test_a_weekday_told_of_as_what_someone_does_every_week_is_no_day_wanted(said):
+    utterance = _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB")
+    assert utterance.window is None or utterance.window.start is None
+    assert utterance.refused_days
+
+
+@pytest.mark.parametrize("said", ["I can only come in on a Tuesday", "I'm free on a Tuesday", "I do prefer a Tuesday"])
+def test_a_weekday_wanted_every_week_is_wanted(said):
+    utterance = _heard_on(said, datetime(2026, 11, 16, 9, 0), "GB")
+    assert utterance.window.start == datetime(2026, 11, 17) and utterance.refused_days == ()
 
 
 @pytest.mark.parametrize("said", [
@@ -683,3 +712,15 @@ def test_a_bare_hour_the_caller_takes_is_a_time(said, at):
 def test_a_number_not_taken_as_a_time_is_no_window(said):
     window = _heard_on(said, datetime(2026, 11, 23, 9, 5), "GB").window
     assert window is None or window.time_from is None
+
+
+@pytest.mark.parametrize("said, part", [
+    ("Saturday morning would be... oh no, wait, I've got the lad's football Saturday. Friday afternoon then, this "
+     "Friday.", AFTERNOON),
+    ("Thursday, I mean Friday afternoon, the Friday", AFTERNOON),
+    ("how about Wednesday evening, or actually, Thursday evening, that Thursday", EVENING),
+    ("Monday morning? Actually no, Friday evening works better, this Friday", EVENING),
+])
+def test_the_time_of_day_said_with_the_day_settled_on_holds_when_that_day_is_said_again_without_it(said, part):
+    window = _heard_on(said, datetime(2026, 11, 17, 9, 0), "GB").window
+    assert window.start.weekday() in (3, 4) and (window.time_from, window.time_to) == part
