@@ -31,7 +31,7 @@ TASK_PRIORITY = ("cancel_all", "reschedule", "cancel", "query", "book")
 EXISTING_BOOKING_TASKS = frozenset({"reschedule", "cancel", "cancel_all", "query"})
 # questions about the clinic: a service, site, person, day or time said in one ("are you open on Friday?",
 # "where is the Second Street clinic?") is what the question is about, not a choice for the booking
-CLINIC_QUESTIONS = ("price", "service_info", "hours", "address")
+CLINIC_QUESTIONS = ("price", "service_info", "hours", "address", "offer_check")
 
 
 def task_in(utt: Utterance) -> str | None:

@@ -47,7 +47,7 @@ for _name, _intent in {
     "emergency": "emergency", "crisis": "crisis", "asks_price": "price", "asks_hours": "hours",
     "asks_address": "address", "asks_service_info": "service_info", "wants_human": "human",
     "wants_callback": "callback", "medical_advice": "medical_advice", "non_service": "non_service",
-    "says_goodbye": "goodbye", "withdraws": "withdraw",
+    "says_goodbye": "goodbye", "withdraws": "withdraw", "asks_about_offer": "offer_check",
 }.items():
     CONDITIONS[_name] = _intent_rule(_intent)
 

@@ -148,6 +148,24 @@ class Facts:
         parts = [f"{loc.name} at {loc.address}" for loc in catalog.locations]
         return f"We have {len(parts)} clinics: {join_words(parts)}."
 
+    def fact_offer_answer(self) -> str:
+        """Who and where the times on offer are, after "is that at <site>?" or "are those with <name>?": yes or no
+        to what was asked, then the answer itself."""
+        offered = self.ctx.offered or ((self.ctx.picked,) if self.ctx.picked else ())
+        if not offered:
+            return "I haven't offered a time yet."
+        catalog, utt = self.env.catalog, self.ctx.utt
+        asked = [(attr, wanted) for attr, wanted in (("location_id", utt and utt.location_id),
+                                                     ("practitioner_id", utt and utt.practitioner_id)) if wanted]
+        held = [all(getattr(slot, attr) == wanted for slot in offered) for attr, wanted in asked]
+        lead = "Yes, " if held and all(held) else "No, " if held else ""
+        pairs = list(dict.fromkeys((slot.practitioner_id, slot.location_id) for slot in offered))
+        where = [f"with {catalog.practitioner(p).name} at our {catalog.location(loc).name} clinic" for p, loc in pairs]
+        if len(pairs) == 1:
+            subject = "that's" if len(offered) == 1 else "both are" if len(offered) == 2 else "they're all"
+            return _capital(f"{lead}{subject} {where[0]}.")
+        return _capital(f"{lead}the first is {where[0]}, and the second {where[1]}.")
+
     # ---- services and prices
     def fact_service(self) -> str:
         return _in_sentence(self._service_name(self.ctx.service_id))

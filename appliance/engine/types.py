@@ -33,7 +33,7 @@ ROUTES = {
     "human": "human_request", "callback": "callback_request", "emergency": "emergency",
     "crisis": "crisis", "medical_advice": "medical_advice", "non_service": "non_service_caller",
     "yes": "confirmation", "no": "declined", "correction": "correction", "goodbye": "closing",
-    "withdraw": "task_withdrawn",
+    "withdraw": "task_withdrawn", "offer_check": "offer_question",
 }
 
 

@@ -23,7 +23,7 @@ from .yes_no import ACT_RULES, TAKE_BACK_WORDS, read_conversation_acts
 _RED_FLAGS = ("emergency", "crisis")
 _ACTS = ("yes", "no", "correction", "goodbye", "withdraw")
 _TASK_ORDER = ("cancel_all", "cancel", "reschedule", "book", "query", "price", "hours", "address", "service_info",
-               "medical_advice", "human", "callback", "non_service")
+               "offer_check", "medical_advice", "human", "callback", "non_service")
 
 _WANT_BEFORE = re.compile(r"\b(?:wants?|needs?|like|get|getting|after|looking for|interested in|have|organise|"
                           r"arrange|in for|come in for|due for|book|booking)(?: (?:to|a|an|some|another|my|the|"
@@ -72,6 +72,7 @@ def detect_intents(
             and hits["address"].confidence != "high":
         del hits["address"]   # asked which site, one named "... that's closest to me": the answer, not a question
     _from_catalog(ct, question, hits, service_positions, practitioner_positions)
+    _offer_check(ct, question, hits, (*location_positions, *practitioner_positions))
     _lone_zero(ct, question, hits)
     _book_the_one_discussed(ct, question, hits)
     _a_new_patient_books(ct, question, hits)
@@ -90,7 +91,11 @@ _LATER_PLAN = re.compile(
     r"|\b(?:i|we|he|she|they) will (?:just |probably |maybe )?(?:book|rebook|make (?:one|an appointment|a booking))"
     r"(?: it| one| in| that| something)? (?:later|another time|online|myself|himself|herself|themselves|then|when|once|"
     r"after|next week|tomorrow|some other time|closer)\b"
-    r"|\bto book (?:himself|herself|themselves|myself)\b")
+    r"|\bto book (?:himself|herself|themselves|myself)\b"
+    # ... or only once something is known: "I want to know what I'm looking at before I book", "the price before we
+    # make an appointment"
+    r"|\bbefore (?:i|we|he|she|they) (?:\w+ ){0,3}?(?:book|make (?:an appointment|a booking)|commit|sign up)\b"
+    r"|\bbefore booking\b")
 
 
 def _left_for_another_call(ct: CallerText, hits: dict[str, Hit]) -> None:
@@ -120,6 +125,30 @@ def _plan_given_up(ct: CallerText, hits: dict[str, Hit]) -> None:
         at = hits[name].position
         if _PLAN_BEFORE.search(ct.text[:at]) and not _GIVEN_UP.isdisjoint(ct.text[at:].split()[1:6]):
             del hits[name]
+            return
+
+
+# while times are on offer, a question whether they are at a site or with someone: "is that still at <site>?",
+# "are those with Dr <name>?", "that's at the <site> one, right?"
+_OFFER_ASKED = re.compile(
+    r"(?:^|[.?!,] |\b(?:and|so|oh|sorry|wait|just to check|just checking) )(?:is|are|will|would|was) (?:that|those|these|"
+    r"they|it|both|both of them|the two|that one|this one|this|either|either of them)(?: \w+){0,3}? (?:at|in|with|by)"
+    r"(?: the| our| dr| doctor)? $")
+_OFFER_TOLD = re.compile(r"(?:^|[.?!,] |\b(?:and|so|oh) )(?:that|those|they|both|it) (?:is|are|will be|would be)"
+                         r"(?: \w+){0,2}? (?:at|in|with)(?: the| our| dr| doctor)? $")
+_CHECKED_AFTER = re.compile(r"^\S+(?: \w+){0,3}? (?:right|yeah|yes|correct|is it|is that right|are they|is that so)\W*$")
+
+
+def _offer_check(ct: CallerText, question: Question, hits: dict[str, Hit], positions: tuple[int, ...]) -> None:
+    """A question whether the times on offer are at a site or with someone, asked while a time is being chosen:
+    answered, not taken as a wish for that site or person."""
+    if not question.settling_a_booking:
+        return
+    for k in sorted(positions):
+        pos = ct.offsets[k]
+        before = ct.text[:pos]
+        if _OFFER_ASKED.search(before) or (_OFFER_TOLD.search(before) and _CHECKED_AFTER.match(ct.text[pos:])):
+            add_hit(hits, "offer_check", "high", pos, EVIDENCE["offer_check"])
             return
 
 

@@ -20,7 +20,7 @@ EVIDENCE = {
     "human": "human_terms", "callback": "callback_terms", "emergency": "emergency_terms",
     "crisis": "crisis_terms", "medical_advice": "medical_advice_terms", "non_service": "non_service_terms",
     "yes": "affirmation", "no": "negation", "correction": "correction_terms", "goodbye": "caller_closing",
-    "withdraw": "withdrawal_terms",
+    "withdraw": "withdrawal_terms", "offer_check": "offer_check_terms",
 }
 
 NEGATORS = frozenset({"not", "never", "without", "instead", "rather"})

@@ -974,3 +974,16 @@ def test_a_child_is_booked_into_the_clinics_service_for_children_of_the_kind_ask
     assert engine.ctx.service_id == "followup"
     engine.turn(dob)
     assert engine.ctx.service_id == service
+
+
+def test_a_question_whether_the_times_on_offer_are_at_a_site_is_answered_and_the_offer_kept(engine):
+    engine.start(CallInfo(caller_id=SARAH))
+    offer = say(engine, "Hi, it's Sarah Johnson, I'd like to book a follow-up", "fourth of March eighty five",
+                "Wednesday morning at the City clinic")
+    assert offer.waiting_for == "slot_choice"
+    offered = engine.ctx.offered
+    other = engine.turn("is that at North Sydney?")
+    assert other.reply.startswith("No, both are with") and "City clinic" in other.reply
+    assert engine.ctx.offered == offered and engine.ctx.location_id == "city" and other.waiting_for == "slot_choice"
+    same = engine.turn("and is that still at the City?")
+    assert same.reply.startswith("Yes, both are with") and engine.ctx.offered == offered

@@ -12,7 +12,7 @@ from .hearing import hear, intent_names
 def test_the_intent_vocabulary() -> None:
     assert INTENTS == ("book", "reschedule", "cancel", "cancel_all", "query", "price", "hours", "address",
                        "service_info", "human", "callback", "emergency", "crisis", "medical_advice", "non_service",
-                       "yes", "no", "correction", "goodbye", "withdraw")
+                       "yes", "no", "correction", "goodbye", "withdraw", "offer_check")
 
 
 def test_red_flags_then_tasks_then_acts() -> None:

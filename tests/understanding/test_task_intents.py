@@ -537,6 +537,10 @@ def test_asking_which_days_the_clinic_works_is_an_hours_question(said, region):
     "I'll book later",
     "I'll ring back and book",
     "I'll probably book online",
+    # ... or for once the caller knows more
+    "How much is a cleaning? I want to know what I'm looking at before I book.",
+    "what's the price before I go ahead and book",
+    "just checking the price before we make an appointment",
 ])
 def test_a_task_left_for_another_call_is_not_asked_for_now(said):
     assert not {"book", "reschedule", "cancel"} & set(intent_names(hear(said, "anything_else")))
@@ -558,6 +562,12 @@ def test_a_task_the_caller_had_meant_to_ask_for_and_gave_up_is_not_the_one_meant
 
 def test_a_plan_told_of_with_no_other_task_is_still_the_task():
     assert "reschedule" in intent_names(hear("I was going to move it to Friday"))
+
+
+@pytest.mark.parametrize("said", ["I'd like to book before Friday", "I need to book in before I go away",
+                                  "can I book before I fly out on Monday"])
+def test_a_booking_wanted_before_a_day_or_an_event_is_asked_for_now(said):
+    assert "book" in intent_names(hear(said))
 
 
 def test_a_task_asked_for_now_beside_one_left_for_later_is_taken():
@@ -614,3 +624,21 @@ def test_someone_in_a_department_to_talk_to_is_asking_for_a_person(said):
 ])
 def test_parking_asked_about_not_told_of(said, asks):
     assert ("address" in intent_names(hear(said, "location"))) == asks
+
+
+@pytest.mark.parametrize("said", [
+    "is that still at North Sydney?", "is that with Raj?", "are those both at the city clinic?",
+    "is that with Dr Lee then?", "that's at North Sydney, right?", "sorry, and are they with Dr Gonzalez?",
+])
+def test_a_question_whether_the_times_on_offer_are_at_a_site_or_with_someone_is_asked_about_the_offer(said):
+    assert "offer_check" in intent_names(hear(said, "slot_choice", slots=SLOTS))
+
+
+@pytest.mark.parametrize("said, question", [
+    ("can I have it at North Sydney instead", "slot_choice"), ("the first one, at North Sydney", "slot_choice"),
+    ("is that at 9?", "slot_choice"), ("I'd rather see Raj", "slot_choice"),
+    # not while a time is being chosen: a site or person asked for
+    ("is Raj at North Sydney?", "intent"), ("is that with Raj?", "intent"),
+])
+def test_a_site_or_person_said_otherwise_is_no_question_about_the_offer(said, question):
+    assert "offer_check" not in intent_names(hear(said, question, slots=SLOTS if question == "slot_choice" else ()))
