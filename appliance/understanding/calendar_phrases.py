@@ -419,6 +419,8 @@ def _day_at(tokens: tuple[str, ...], i: int, today: date, region: Region) -> Day
         if k < len(tokens) and tokens[k] == "of":
             k += 1
         unit = tokens[k] if k < len(tokens) else ""
+        if tokens[k + 1:k + 2] in (("back",), ("ago",), ("before",), ("earlier",)):
+            return None   # "I was in a couple weeks back": a visit gone by, not a period from now
         if unit in ("day", "days") and 0 < count <= 60:
             day = today + timedelta(days=count)
             return DayMention(day, day + one, f"in {count} days" if count > 1 else "tomorrow", i, k + 1)

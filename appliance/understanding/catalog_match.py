@@ -38,6 +38,7 @@ _GENERIC = frozenset({"consultation", "appointment", "session", "visit", "treatm
                       "patient", "first", "new", "standard", "general", "long", "short", "extended", "quick"})
 _PRACTITIONER_CUES = frozenset({"with", "see", "seeing", "dr", "doctor", "prefer", "by", "booked", "to",
                                 "want", "like", "request", "is", "was", "saw", "usually", "normally"})
+_REFERRED_BACK = re.compile(r"\b(?:with|see|seeing|by|booked in with) (?:her|him)\b")
 _LOCATION_CUES_AFTER = frozenset({"clinic", "branch", "office", "one", "location", "site", "practice", "rooms",
                                   "centre", "center", "studio"})
 _PREFIX_MIN = 6
@@ -111,14 +112,30 @@ _BEFORE_A_STREET = frozenset({"unit", "suite", "level", "shop", "floor", "buildi
 def _streets_of(address: str) -> tuple[str, ...]:
     """The street of an address's first line, as written and with its kind said in full: "12 Doe St, Springfield"
     gives "doe st" and "doe street"; nothing where no street of two words or more is left."""
-    words = [w for w in normalise(address.split(",")[0]).tokens]
-    while words and (any(ch.isdigit() for ch in words[0]) or words[0] in _BEFORE_A_STREET or len(words[0]) == 1):
-        words.pop(0)
-    if len(words) < 2:
+    for line in address.split(",")[:2]:   # "Unit 2, 40 Doe St": the street may follow a unit's own part
+        words = list(normalise(line).tokens)
+        while words and (any(ch.isdigit() for ch in words[0]) or words[0] in _BEFORE_A_STREET or len(words[0]) == 1):
+            words.pop(0)
+        if len(words) >= 2:
+            break
+    else:
         return ()
-    said = " ".join(words)
-    full = _STREET_KINDS.get(words[-1])
-    return (said, " ".join([*words[:-1], full])) if full else (said,)
+    forms = [words]
+    # "Doe Street Lower", "Upper Roe Road": which part of the street, said or not
+    if len(words) > 2 and words[-1] in _STREET_SIDES:
+        forms.append(words[:-1])
+    if len(words) > 2 and words[0] in _STREET_SIDES:
+        forms.append(words[1:])
+    streets: list[str] = []
+    for form in forms:
+        streets.append(" ".join(form))
+        full = _STREET_KINDS.get(form[-1])
+        if full:
+            streets.append(" ".join([*form[:-1], full]))
+    return tuple(streets)
+
+
+_STREET_SIDES = frozenset({"upper", "lower", "north", "south", "east", "west", "extension", "ext"})
 
 
 _BY_IDENTITY: dict[int, tuple[Catalog, CatalogIndex]] = {}
@@ -500,7 +517,10 @@ def _mentions(ct: CallerText, index: CatalogIndex, question: Question) -> tuple[
                 return True
             prev = canon[i - 1] if i > 0 else ""
             nxt = ct.tokens[origin[j - 1] + 1] if origin[j - 1] + 1 < len(ct.tokens) else ""
-            return prev in _PRACTITIONER_CUES or nxt == "'s"
+            # ... or a name told of, then asked for by "her" or "him" ("my flatmate says <name> is amazing ... could
+            # I get a massage with her?")
+            return prev in _PRACTITIONER_CUES or nxt == "'s" \
+                or _REFERRED_BACK.search(" ".join(ct.tokens[origin[j - 1] + 1:])) is not None
         # partial location name: "the second street one", "second street"
         prev = canon[i - 1] if i > 0 else ""
         nxt = canon[j] if j < n else ""

@@ -88,7 +88,8 @@ _LATER_PLAN = re.compile(
     r"\b(?:i|we|he|she|they|\w+) will (?:just |probably |have to |need to |maybe )?(?:call|ring|phone|come back|"
     r"give you a (?:call|ring|bell))(?: \w+){0,4}? (?:to|and) (?:book|make|sort|arrange|reschedule|rebook|cancel|"
     r"change|move)\b"
-    r"|\b(?:i|we|he|she|they) will (?:just |probably |maybe )?(?:book|rebook|make (?:one|an appointment|a booking))"
+    r"|\b(?:i|we|he|she|they) (?:will|might|may) (?:just |probably |maybe )?(?:book|rebook|make (?:one|an appointment|"
+    r"a booking))"
     r"(?: it| one| in| that| something)? (?:later|another time|online|myself|himself|herself|themselves|then|when|once|"
     r"after|next week|tomorrow|some other time|closer)\b"
     r"|\bto book (?:himself|herself|themselves|myself)\b"
@@ -234,7 +235,9 @@ def _site_hours(ct: CallerText, locations: tuple[int, ...], hits: dict[str, Hit]
 
 
 def _book_the_one_discussed(ct: CallerText, question: Question, hits: dict[str, Hit]) -> None:
-    if not question.open or _has_task(hits):
+    """ "can I book one?" at an open question: the service just talked about, or asked the price of in the same
+    breath ("how much is a check-up? And can I just book one?")."""
+    if not question.open or not _EXISTING.isdisjoint(hits) or "book" in hits:
         return
     m = _BOOK_THE_ONE_DISCUSSED.search(ct.text)
     if m and not negated_before(ct, m.start(), 3):

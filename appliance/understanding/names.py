@@ -198,7 +198,27 @@ def find_spelled(ct: CallerText, name_asked: bool) -> list[Spelled]:
     if _letters_said(ct) < (2 if name_asked else 3):
         return []  # too few letters said one by one to make a run
     merged: list[list] = []
-    for letters, start, end, singles in _groups(ct):
+    groups = _groups(ct)
+    # "then" said before a group of letters: where the caller says it between some letters only, it ends one word
+    # of the name ("C, A, O, I, M, H, E, then N, I, then B, H, ..."); where between every letter, it only paces them
+    thens = [ct.tokens[start] == "then" for _letters, start, _end, _singles in groups]
+    pacing = len(groups) > 2 and sum(thens) >= len(groups) - 2
+    def a_word(word: str) -> bool:   # long enough to be a name's word, or a particle ("Ní")
+        return len(word) >= 3 or word.lower() in NAME_PARTICLES
+
+    def word_from(k: int) -> str:   # the letters said from group k on, up to the next "then" or pause in them
+        word, at = groups[k][0], groups[k][2]
+        for letters, start, end, _singles in groups[k + 1:]:
+            if start != at or ct.tokens[start] == "then":
+                break
+            word, at = word + letters, end
+        return word
+
+    for k, (letters, start, end, singles) in enumerate(groups):
+        if merged and thens[k] and not pacing and merged[-1][2] == start and a_word(merged[-1][0]) \
+                and a_word(word_from(k)):
+            merged.append([letters, start, end, singles, singles])
+            continue
         if merged and singles == 1 and _says_what_was_spelled(ct, start, "".join(m[0] for m in merged)):
             continue   # "O space D O E, Ó Doe": the name said after its letters
         if merged and singles == 1 and start in ct.clause_starts and _mark_after(ct.tokens, start + 1) > start + 1 \
@@ -484,7 +504,7 @@ def find_name(
 
 # what a caller says between a name and the name said right ("Jane Doe, sorry, no, it's Roe")
 _SAID_AGAIN_SKIP = TAKE_BACK_WORDS | {"i", "mean", "it", "is", "that", "should", "be", "um", "uh", "er", "erm",
-                                       "oh", "my", "the", "surname", "last", "first", "name", "was", "its"}
+                                       "oh", "my", "the", "surname", "last", "first", "name", "was", "its", "well"}
 
 
 def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked: frozenset[str]
@@ -494,7 +514,9 @@ def _said_again(ct: CallerText, name_part: str, spelled: list[Spelled], blocked:
     after (one name word said again replaces the part of the name it is most like). None where the answer
     holds no name taken back."""
     tokens = ct.tokens
-    marks = [k for k, tok in enumerate(tokens) if tok in TAKE_BACK_WORDS and k > 0]
+    # ... or "well" after a pause: a short given name, then "well," and the whole name as it is on the forms
+    marks = [k for k, tok in enumerate(tokens)
+             if k > 0 and (tok in TAKE_BACK_WORDS or (tok == "well" and k in ct.clause_starts))]
     for mark in reversed(marks):
         at = mark
         while at < len(tokens) and tokens[at] in _SAID_AGAIN_SKIP:

@@ -46,8 +46,10 @@ _WORD_HYPHEN = re.compile(r"(?<=[^\W\d_]{2})-(?=[^\W\d_]{2})")
 # Pauses: punctuation, and a dash standing apart. Two patterns, not one alternation:
 # a pattern that starts with a character class is scanned for quickly, and
 # every break the dash pattern adds next to a punctuation break is the same pause.
-_CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026]+")
-_CLAUSE_DASH = re.compile(r"\s-+\s|--+")
+# a pause written as punctuation, an em dash among it ("I'm away \u2014 a week Tuesday?")
+_CLAUSE_PUNCT = re.compile(r"[,;:!?.\u2026\u2014]+")
+# ... or as a dash with space around it (an en dash unspaced is a range: "Monday\u2013Friday")
+_CLAUSE_DASH = re.compile(r"\s[-\u2013]+\s|--+")
 _HAS_DIGIT = re.compile(r"\d")
 # anything but letters (of any script), digits, the apostrophe, the markers and spaces
 _OTHER = re.compile(r"(?:[^\w'\x00-\x05 ]|_)+")
@@ -186,7 +188,7 @@ def normalise(raw: str, regional: tuple[tuple[str, str], ...] = ()) -> CallerTex
     if "-" in t:
         t = _WORD_HYPHEN.sub(_HYPHEN_JOIN, t)
     t = _CLAUSE_PUNCT.sub(f" {_BREAK} ", t)
-    if "-" in t:
+    if "-" in t or "\u2013" in t:
         t = _CLAUSE_DASH.sub(f" {_BREAK} ", t)
     t = t.replace("-", " ").replace("/", " ")
     t = _OTHER.sub(" ", t)

@@ -1,5 +1,5 @@
 """Whom the caller is calling for, where it is someone of theirs: "I'm looking to book my young lad in", "an
-appointment for my daughter", "my husband needs a check-up", "it's about my son".
+appointment for my daughter", "my husband needs a check-up", "it's about my son", "cancel my daughter's cleaning".
 
 Only where the person is what the booking is for, not someone told of ("my husband sees Dr Roe, but I've never
 been"): the relation is said as what is booked, brought in or needs seeing. The word is the caller's own
@@ -21,6 +21,10 @@ _FOR_SOMEONE = (
     WordPattern(r"\b(?:for|about) " + _OF_MINE + "(?P<rel>" + _RELATION + r")\b(?! (?:and me|as well|too)\b)"),
     WordPattern(r"\b" + _OF_MINE + "(?P<rel>" + _RELATION + r") (?:needs|wants|has to|should|is due|would like|"
                 r"will need)\b"),
+    # a booking of theirs to cancel or move: "cancel my daughter's cleaning", "my son's appointment on Friday"
+    WordPattern(r"\b(?:cancel|cancelling|canceling|move|moving|change|changing|reschedule|rescheduling|shift|"
+                r"push back|bring forward) " + _OF_MINE + "(?P<rel>" + _RELATION + r") 's\b"),
+    WordPattern(r"\b" + _OF_MINE + "(?P<rel>" + _RELATION + r") 's (?:\w+ ){0,2}?(?:appointment|booking)s?\b"),
 )
 # what the relation is called in the agent's questions ("your child's", not "your kid's")
 _SAID_AS = {"kid": "child", "baby": "child", "toddler": "child", "mom": "mom", "lad": "son", "boy": "son",

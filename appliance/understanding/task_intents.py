@@ -245,9 +245,11 @@ ADDRESS = (
          r"\b(?:what|which) (?:street|suburb|road)\b",
          # where a site is, asked for as a check: "that's on <street>, right?", "you're the one down <place>, on
          # <street>, is it?", "is that the one on <street>?"
-         r"\b(?:that is|it is|you are|that one is|they are)(?: the one)? (?:on|down|in|off|near|up|by|over) "
+         r"\b(?:that is|it is|you are|that one is|they are|the \w+(?: \w+)? (?:one|clinic|office|branch) (?:is|'s))"
+         r"(?: the one)? (?:on|down|in|off|near|up|by|over) "
          + _NOT_A_PLACE + r"(?:\S+ ){1,6}?(?:right|is it|yeah|yes|isn't it|is not it|are not you|aren't you|"
-         r"correct|no)$",
+         # ... the question may go on to the number on it: "the <site> one's on <street>, yeah? What number?"
+         r"correct|no)(?:$| what (?:number|end|part|floor)\b)",
          r"\b(?:is|are) (?:that|you|that one|the \w+ one|this) (?:the one )?(?:on|down|off|near|by) " + _NOT_A_PLACE
          + r"\S+"),
     rule("address", "medium", r"\b(?:nearest|closest) (?:clinic|location|branch|one|site|to)\b"),

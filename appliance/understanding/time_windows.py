@@ -24,7 +24,7 @@ from .normalise import CallerText
 from .questions import Question
 from .refused_days import refused_days, refused_here, refused_mentions
 from .signals import EITHER_AS_ANY, WordPattern
-from .yes_no import takes_back
+from .yes_no import TAKE_BACK_WORDS, takes_back
 
 _SOONEST = WordPattern(
     r"\b(?:soonest|as soon as (?:possible|you can|i can|you have)|asap|a s a p|earliest|first available|"
@@ -145,6 +145,8 @@ _PAST_BEFORE = re.compile(
     r"\b(?:went|did|hurt|injured|fell|happened|played|twisted|sprained|pulled|broke|saw|started|began|came|woke|"
     r"snapped|cracked|chipped|dropped|lost|knocked|bumped|slipped|tripped|rolled|burnt|burned|banged|noticed|"
     r"stepped|landed|crashed|collapsed|strained|tore|ripped|threw|tweaked|wrenched|cricked|stubbed|jarred|lifted|"
+    # "I've done my knee", "I done my ankle in": not "I'll be done", "get it done"
+    r"(?<!be )(?<!it )(?<!them )(?<!that )(?<!this )done|"
     r"it was|was (?:up|out|away|down|over|off|in) (?:at|in|on|to|with)|"
     r"had|got hurt|been|since|was (?:out |just |up |off |down |away |over )?(?!hoping|wondering|thinking|looking|"
     r"calling|ringing|going|trying|after|told|asked|meant|supposed|wanting)\w+ing|"
@@ -232,9 +234,16 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
         after += after < len(ct.tokens) and ct.tokens[after] in _PARTS   # its time of day is no part of the take-back
         between = ct.tokens[after:days[k].start + 1]
         other = days[k].first != days[k - 1].first or _part_said_with(ct, days[k]) != _part_said_with(ct, days[k - 1])
-        if other and takes_back(between):
+        if other and (takes_back(between) or _taken_back_within(ct, after, days[k].start)):
             return days[k:]
     return days
+
+
+def _taken_back_within(ct: CallerText, start: int, end: int) -> bool:
+    """Whether a take-back stands on its own among other words between two days ("Tuesday afternoon? Oh wait, no,
+    Tuesday's no good, I've got a review. Wednesday"): a take-back word a pause follows ("no, ...", "wait, ..."),
+    not one that says what follows ("no mornings")."""
+    return any(ct.tokens[k] in TAKE_BACK_WORDS and k + 1 in ct.clause_starts for k in range(start, end))
 
 
 # what may come between "so" and the day it concludes with ("so maybe Monday", "so could we do Monday")

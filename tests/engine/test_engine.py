@@ -987,3 +987,15 @@ def test_a_question_whether_the_times_on_offer_are_at_a_site_is_answered_and_the
     assert engine.ctx.offered == offered and engine.ctx.location_id == "city" and other.waiting_for == "slot_choice"
     same = engine.turn("and is that still at the City?")
     assert same.reply.startswith("Yes, both are with") and engine.ctx.offered == offered
+
+
+@pytest.mark.parametrize("said", [
+    "are you open on a Saturday? And the North Sydney one's on Miller Street, is it?",
+    "what are your hours on Friday, and where's the North Sydney clinic?",
+    "how much is a follow-up, and what's the address of the North Sydney one?",
+])
+def test_two_questions_about_the_clinic_in_one_breath_are_both_answered(engine, said):
+    engine.start(CallInfo(caller_id=""))
+    reply = engine.turn(said).reply
+    assert "5 Miller St" in reply
+    assert any(word in reply for word in ("open", "closed", "$85")), reply

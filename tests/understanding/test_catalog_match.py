@@ -419,3 +419,30 @@ def test_a_service_for_children_of_the_same_kind_is_found_for_each_service_not_f
     # two of them for children, of one kind: which is the caller's to say
     assert counterparts(Service("massage", "Massage", 60, 90.0), Service("k1", "Kids massage", 30, 50.0),
                         Service("k2", "Junior massage", 30, 50.0)) == {}
+
+
+@pytest.mark.parametrize("address, street", [
+    ("14 Doe Street Lower, Springfield", "doe street"), ("Upper Roe Road, Springfield", "roe road"),
+    ("Unit 2, 40 Doe St West, Springfield", "doe street"), ("12 Roe St, Springfield", "roe street"),
+])
+def test_a_site_is_named_by_its_street_without_the_part_of_it_or_the_unit(address, street) -> None:
+    catalog = Catalog(
+        services=(Service("checkup", "Check-up", 30, 60.0),),
+        locations=(Location("main", "Main", address), Location("other", "Other", "1 Other Lane, Elsewhere")),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("checkup",), ("main", "other")),),
+    )
+    assert hear(f"the one on {street}", "location", catalog=catalog).location_id == "main"
+
+
+@pytest.mark.parametrize("said", [
+    "my friend says Raj is great, could I get a massage with him?",
+    "my flatmate reckons Raj is amazing, I've never been in before, can I book in with him?",
+    "Raj looked after my husband, could I see him on Friday?",
+])
+def test_a_practitioner_told_of_by_first_name_then_asked_for_as_him_or_her_is_wanted(said) -> None:
+    assert hear(said).practitioner_id == "shah"
+
+
+@pytest.mark.parametrize("said", ["my friend says Raj is great", "Raj looked after my husband, is he any good?"])
+def test_a_practitioner_only_told_of_is_not_wanted(said) -> None:
+    assert hear(said).practitioner_id is None

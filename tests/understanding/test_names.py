@@ -173,6 +173,12 @@ SPELLED = [
     ("it's O space C E A L L A I G H", "spelling", "O CEALLAIGH"),   # a one-letter particle, then "space"
     ("O space C E A L L A I G H, Ó Ceallaigh", "spelling", "O CEALLAIGH"),   # the name said after its letters
     ("D E space L A space C R U Z", "spelling", "DE LA CRUZ"),   # a doubled first letter said as such stays
+    # "then" between some letters only ends a word of the name; between every letter it only paces them
+    ("C, A, O, I, M, H, E, then N, I with a fada, then B, H, R, I, A, I, N", "spell_last", "CAOIMHE NI BHRIAIN"),
+    ("D, O, E, then R, O, E", "spell_last", "DOE ROE"),
+    ("A, R, O, H, A, then N, G, A, T, A", "spell_last", "AROHA NGATA"),
+    ("B, then R, then I, then A, then N", "spell_last", "BRIAN"),
+    ("J, O, N, then E, S", "spell_last", "JONES"),
 ]
 
 
@@ -593,3 +599,20 @@ def test_a_given_name_said_twice_as_the_caller_starts_over_is_said_once(said):
 def test_the_whole_name_said_last_after_taking_one_back_is_the_name(said, first, last):
     name = hear(said, "full_name").name
     assert (name.first, name.last) == (first, last)
+
+
+@pytest.mark.parametrize("text, first, last", [
+    ("Jess... well, Jessica, for the forms. Jessica Whareaitu.", "Jessica", "Whareaitu"),
+    ("It's Kate, well, Katherine Roe", "Katherine", "Roe"),
+    ("Bill, well William, William Doe", "William", "Doe"),
+    ("Rob... well, Robert, Robert Doe", "Robert", "Doe"),
+])
+def test_a_short_given_name_put_right_after_well_is_the_name_said_after(text, first, last):
+    name = hear(text, "full_name").name
+    assert (name.first, name.last) == (first, last)
+
+
+@pytest.mark.parametrize("text", ["Well, it's Jane Doe", "Jane Doe, well, that's my name", "Jane, well, Jane Doe"])
+def test_well_as_a_filler_leaves_the_name(text):
+    name = hear(text, "full_name").name
+    assert (name.first, name.last) == ("Jane", "Doe")

@@ -14,6 +14,10 @@ from .hearing import hear
     ("my husband needs a check-up", "husband"),
     ("can you fit my wee girl in today", "daughter"),
     ("I'd like to bring my mum in for her flu shot", "mum"),
+    # a booking of theirs to cancel or move
+    ("Hi, this is Jane Doe, I need to cancel my daughter's cleaning on Friday", "daughter"),
+    ("can I move my son's appointment to next week", "son"),
+    ("my wife's booking on Tuesday, she can't make it", "wife"),
 ])
 def test_the_person_booked_for(text, relation):
     assert hear(text).patient_relation == relation
@@ -23,6 +27,7 @@ def test_the_person_booked_for(text, relation):
     "my husband sees Dr Roe but I've never been",      # someone told of, not booked for
     "I'd like to book for me and my son",              # the caller too: whose details first is theirs to say
     "can I book myself in", "my son told me to ring", "I need a check-up for my job",
+    "I'd like to cancel my appointment, my daughter's got a tournament",   # whose it is: the caller's own
 ])
 def test_no_one_else_is_booked_for(text):
     assert hear(text).patient_relation is None

@@ -125,6 +125,7 @@ CASES = {
         # where a site is, asked as a check
         "and the Eastside one, that's on High Street, right?", "is that the one on Main Street?",
         "you're the one down the road from the library, is it?",
+        "and the Eastside one's on High Street, yeah? What number?", "the Eastside clinic is on High Street, right?",
         "where are you located",
         "what's the address",
         "where is the North Sydney clinic",
@@ -262,6 +263,7 @@ NOT = [
     ("I'm booked in for Thursday", "book"),
     ("that's on me, right?", "address"), ("it's in my knee, right?", "address"), ("is it on Tuesday", "address"),
     ("that's on the fifth of December, right?", "address"),
+    ("the first one's in the morning, right?", "address"), ("the morning one's with Raj, yeah?", "address"),
     ("I'm not a patient with you yet, a friend of mine goes to you", "non_service"),
     # someone not a patient asking a price or to book may become one: no business calling
     ("I'm not a patient or anything, I'm just kind of pricing around. How much is an adjustment?", "non_service"),
@@ -541,6 +543,7 @@ def test_asking_which_days_the_clinic_works_is_an_hours_question(said, region):
     "How much is a cleaning? I want to know what I'm looking at before I book.",
     "what's the price before I go ahead and book",
     "just checking the price before we make an appointment",
+    "how much is a massage? I might book one later",
 ])
 def test_a_task_left_for_another_call_is_not_asked_for_now(said):
     assert not {"book", "reschedule", "cancel"} & set(intent_names(hear(said, "anything_else")))
@@ -642,3 +645,13 @@ def test_a_question_whether_the_times_on_offer_are_at_a_site_or_with_someone_is_
 ])
 def test_a_site_or_person_said_otherwise_is_no_question_about_the_offer(said, question):
     assert "offer_check" not in intent_names(hear(said, question, slots=SLOTS if question == "slot_choice" else ()))
+
+
+@pytest.mark.parametrize("said, asked", [
+    ("how much is the massage? And can I just book one while I'm on the phone?", "price"),
+    ("what are your hours? can I book one for Tuesday", "hours"),
+    ("how much is a flu shot, and could I book one in?", "price"),
+])
+def test_a_booking_asked_for_in_the_same_breath_as_a_question_is_both(said, asked):
+    names = intent_names(hear(said))
+    assert asked in names and "book" in names

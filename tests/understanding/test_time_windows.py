@@ -314,6 +314,13 @@ def test_a_day_with_something_on_gives_way_to_the_day_asked_for(said, label):
     "it started on Tuesday",
     "she's been on at me all weekend",
     "it's been clicking since Saturday",
+    # "done" for hurt, in many a region's speech
+    "so I've done summat to me knee playing five-a-side on Sunday, it's gone all swollen",
+    "I done my knee in at camogie on Saturday and it's swelled up like a balloon",
+    "he's done his ankle on Saturday at the match",
+    # a visit gone by, counted back from now
+    "I was in a couple weeks back and the dentist said I gotta come back for a filling",
+    "I was in about three weeks ago for a check",
 ])
 def test_a_day_told_of_as_gone_by_is_no_window(said):
     assert hear(said, "intent").window is None
@@ -325,6 +332,8 @@ def test_a_day_told_of_as_gone_by_is_no_window(said):
     ("I was wondering if you have anything on Friday", "Friday"),
     ("I saw her on Tuesday and she said to come back Friday", "Friday"),
     ("is there anything at all on Friday", "Friday"),
+    ("can I get it done on Friday", "Friday"),
+    ("I'll be done with work by five on Friday, so Friday evening?", "Friday evening after 5pm"),
 ])
 def test_a_day_wanted_beside_a_day_told_of(said, label):
     window = hear(said, "time_preference").window
@@ -724,3 +733,23 @@ def test_a_number_not_taken_as_a_time_is_no_window(said):
 def test_the_time_of_day_said_with_the_day_settled_on_holds_when_that_day_is_said_again_without_it(said, part):
     window = _heard_on(said, datetime(2026, 11, 17, 9, 0), "GB").window
     assert window.start.weekday() in (3, 4) and (window.time_from, window.time_to) == part
+
+
+@pytest.mark.parametrize("said, wanted", [
+    # a pause written as an em dash ends the refusal's clause
+    ("Not this coming Tuesday, I'm away \u2014 a week Tuesday? In the morning if poss", datetime(2026, 12, 1)),
+    # a take-back standing alone among other words between two days
+    ("Can we do next week? Like, Tuesday afternoon? Oh wait, no, Tuesday's no good, I've got a review. Wednesday "
+     "afternoon, the twenty-fifth.", datetime(2026, 11, 25)),
+    ("Monday, I'm busy at nine, no, actually, Tuesday", datetime(2026, 11, 24)),
+])
+def test_the_day_settled_on_after_a_refusal_or_a_take_back_among_other_words(said, wanted):
+    assert _heard_on(said, datetime(2026, 11, 19, 9, 0), "GB").window.start == wanted
+
+
+def test_a_spaced_dash_is_a_pause_and_an_unspaced_en_dash_a_range():
+    from appliance.understanding.normalise import normalise
+
+    assert len(normalise("I'm away \u2014 a week Tuesday").clause_starts) == 2
+    assert len(normalise("I'm away \u2013 a week Tuesday").clause_starts) == 2
+    assert len(normalise("Monday\u2013Friday").clause_starts) == 1
