@@ -143,6 +143,10 @@ _NO_THEN_YES = re.compile(r"(?:nah|naw) (?:yeah|yep|yes|yea)\b")
 _YES_WORD_SAID = re.compile(rf"\b{_YES_WORD}\b")
 
 
+_TAG_AFTER_A_STATEMENT = re.compile(r"(?P<statement>\b(?:that is|it is|this is|they are|you are|we are|i am|that will be|"
+                                    r"it will be)\b.*) (?:yeah|yes|yep|right|correct|ya|aye)$")
+
+
 # what goes with a word of assent without saying anything else ("great, thanks", "lovely, that's fine then")
 _WITH_ASSENT = _THANKS_ONLY | _SKIP_AT_HEAD | frozenset(
     "ok all right sure fine perfect great good lovely cool brilliant excellent awesome beautiful wonderful fantastic "
@@ -224,6 +228,13 @@ def read_conversation_acts(ct: CallerText, question: Question, hits: dict[str, H
     if "yes" in hits and ("say" in ct.words or "before" in ct.words):
         m = _YES_TALKED_ABOUT.search(text)
         if m and not re.search(rf"\b{_YES_WORD}\b", text[:m.start()] + text[m.end():]):
+            del hits["yes"]
+
+    # "sorry, that's still at <street>, yeah?": at a read-back, a yes word as the tag of a question the caller asks
+    # about what was read is no yes (asked again), unless all before it agrees ("that's right, yeah?")
+    if "yes" in hits and question.read_back and ct.raw.rstrip().endswith("?"):
+        m = _TAG_AFTER_A_STATEMENT.search(text)
+        if m and not set(m.group("statement").split()) <= _WITH_ASSENT | {"right"}:
             del hits["yes"]
 
     # "that's it": yes after a yes-word or at a read-back; goodbye after "no"/thanks.

@@ -999,3 +999,13 @@ def test_two_questions_about_the_clinic_in_one_breath_are_both_answered(engine, 
     reply = engine.turn(said).reply
     assert "5 Miller St" in reply
     assert any(word in reply for word in ("open", "closed", "$85")), reply
+
+
+def test_a_question_about_the_read_back_tagged_with_yeah_writes_nothing(engine, db):
+    engine.start(CallInfo(caller_id=SARAH))
+    read_back = say(engine, "Hi, it's Sarah Johnson, I'd like to book a follow-up", "fourth of March eighty five",
+                    "Wednesday morning at the City clinic", "the first one")
+    assert read_back.waiting_for == "confirm"
+    asked = engine.turn("sorry, that's still at the usual place, yeah?")
+    assert asked.waiting_for == "confirm"
+    assert not any(t["name"] == "CreateAppointment" for t in db["tool_calls"].rows)

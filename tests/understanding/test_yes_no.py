@@ -221,6 +221,19 @@ def test_a_word_of_assent_then_words_that_say_something_else_is_no_yes_at_a_read
     assert "yes" not in intent_names(hear(said, "confirm"))
 
 
+@pytest.mark.parametrize("said", ["Sorry, that's still at the Parade, yeah?", "that's at 9, right?",
+                                  "it's at the usual place, yeah?", "it's the Thursday, right?",
+                                  "that's with the same doctor, yes?", "you're the one on the high street, yeah?"])
+def test_a_question_tagged_with_a_yes_word_at_a_read_back_is_no_yes(said) -> None:
+    assert "yes" not in intent_names(hear(said, "confirm"))
+
+
+@pytest.mark.parametrize("said", ["that's right, yeah?", "Yeah?", "that's fine, yeah?", "that is it, yes?",
+                                  "That's correct, yes."])
+def test_agreement_tagged_with_a_yes_word_is_still_a_yes(said) -> None:
+    assert "yes" in intent_names(hear(said, "confirm"))
+
+
 @pytest.mark.parametrize("said", ["Good, thank you.", "Fine, go on then.", "Perfect, I'll be there.",
                                   "Lovely, that's booked then.", "Great, I'm happy with that.", "Great, cheers mate.",
                                   "Okay, that's fine then.", "Good, good.", "Go on then.", "Sure thing", "Great stuff",
