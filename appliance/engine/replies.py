@@ -148,14 +148,6 @@ class Facts:
         parts = [f"{loc.name} at {loc.address}" for loc in catalog.locations]
         return f"We have {len(parts)} clinics: {join_words(parts)}."
 
-    # a second question about the clinic asked in the same breath as the one a side trip answers ("are you open on
-    # Saturdays? And the <site> one's on <street>, is it?"): answered with it, never dropped
-    def fact_and_hours(self) -> str:
-        return f" {self.fact_hours_answer()}" if self.ctx.utt is not None and self.ctx.utt.has("hours") else ""
-
-    def fact_and_address(self) -> str:
-        return f" {self.fact_address_answer()}" if self.ctx.utt is not None and self.ctx.utt.has("address") else ""
-
     def fact_offer_answer(self) -> str:
         """Who and where the times on offer are, after "is that at <site>?" or "are those with <name>?": yes or no
         to what was asked, then the answer itself."""

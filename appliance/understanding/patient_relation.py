@@ -17,7 +17,9 @@ _RELATION = (r"(?:son|daughter|lad|boy|girl|kid|child|baby|toddler|husband|wife|
              r"niece|nephew|stepson|stepdaughter)")
 _OF_MINE = r"(?:my|our) (?:(?:young|little|wee|eldest|youngest|oldest|baby|teenage|older|younger|elderly) )?"
 _FOR_SOMEONE = (
-    WordPattern(r"\b(?:book|get|bring|take|put|fit|squeeze) " + _OF_MINE + "(?P<rel>" + _RELATION + r")\b"),
+    # ("take" only as brought in: "I've to take my mum up to the hospital" is where the caller will be)
+    WordPattern(r"\b(?:book|get|bring|put|fit|squeeze) " + _OF_MINE + "(?P<rel>" + _RELATION + r")\b"),
+    WordPattern(r"\btake " + _OF_MINE + "(?P<rel>" + _RELATION + r") in\b"),
     WordPattern(r"\b(?:for|about) " + _OF_MINE + "(?P<rel>" + _RELATION + r")\b(?! (?:and me|as well|too)\b)"),
     WordPattern(r"\b" + _OF_MINE + "(?P<rel>" + _RELATION + r") (?:needs|wants|has to|should|is due|would like|"
                 r"will need)\b"),

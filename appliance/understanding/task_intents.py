@@ -25,6 +25,8 @@ BOOK = (
          r"\bbook(?<!re book)(?:ing)? (?:me|us|him|her|them|my|in|an?|another|for|a new)\b",
          r"\bbook\b(?<!re book)(?! (?:it|that|this|them|those)\b)(?! (?:one|that one|this one)\b)",
          r"\bschedul(?:e|ing) (?:me|us|an?|another|in)\b",
+         # "are y'all taking new patients?": someone asking to become one
+         r"\b(?:taking|accepting|take|accept)(?: on)? (?:any )?new (?:patients|clients)\b",
          r"\b(?:make|get|arrange|set up|organise|organize|need|want|like|grab|after|looking for|request|"
          r"requesting|get in for|wanting) (?:me |us )?(?:to (?:make|book|get|have) )?(?:an?|another|a new|one more|"
          r"some|an urgent|a quick) (?:[a-z]+ ){0,2}?(?:'s )?" + _APPT + r"\b",
@@ -48,8 +50,10 @@ BOOK = (
          r"gaps))\b",
          r"\b(?:any|your) availability\b|\banything (?:available|free|open)\b",
          r"\bcan i come in\b|\bcould i come in\b|\bcome in (?:today|tomorrow|this|next|on)\b",
-         # not one the caller already has ("I have an appointment coming up")
+         # not one the caller (or someone of theirs) already has ("I have an appointment coming up", "my mam has an
+         # appointment with ye on Monday")
          r"(?<!\bi have )(?<!\bwe have )(?<!\bi have got )(?<!\bwe have got )(?<!\bi had )(?<!\bi already have )"
+         r"(?<!\bhas )(?<!\bhas got )(?<!\balready has )(?<!\bhad )"
          r"\b(?:an|another) (?:appointment|booking)\b",
          r"\b(?:first|earliest|next) available\b",
          r"\bwhen can (?:i|we) (?:come|get|see)\b",

@@ -17,6 +17,7 @@ from .hearing import hear
     # a booking of theirs to cancel or move
     ("Hi, this is Jane Doe, I need to cancel my daughter's cleaning on Friday", "daughter"),
     ("can I move my son's appointment to next week", "son"),
+    ("can I take my son in for a check-up", "son"),
     ("my wife's booking on Tuesday, she can't make it", "wife"),
 ])
 def test_the_person_booked_for(text, relation):
@@ -28,6 +29,7 @@ def test_the_person_booked_for(text, relation):
     "I'd like to book for me and my son",              # the caller too: whose details first is theirs to say
     "can I book myself in", "my son told me to ring", "I need a check-up for my job",
     "I'd like to cancel my appointment, my daughter's got a tournament",   # whose it is: the caller's own
+    "I've to take my mum up to the hospital that day, can we move it",     # where the caller will be
 ])
 def test_no_one_else_is_booked_for(text):
     assert hear(text).patient_relation is None

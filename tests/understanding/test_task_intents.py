@@ -9,7 +9,8 @@ from .hearing import CATALOG_EASTSIDE, SLOTS, hear, intent_names
 CASES = {
     "book": [
         "so yeah, do you guys have anything this week?", "have you folks got anything Friday",
-        "do you lot have anything tomorrow", "could I get booked in as a new patient?", "can you get me booked in for Thursday", "I want to be booked in",
+        "do you lot have anything tomorrow", "could I get booked in as a new patient?", "Are y'all taking new patients?",
+        "are you accepting new patients at the moment", "do you take on new clients", "can you get me booked in for Thursday", "I want to be booked in",
         "I'd like to book",
         "I'd like to book an appointment",
         "can I make an appointment",
@@ -655,3 +656,15 @@ def test_a_site_or_person_said_otherwise_is_no_question_about_the_offer(said, qu
 def test_a_booking_asked_for_in_the_same_breath_as_a_question_is_both(said, asked):
     names = intent_names(hear(said))
     assert asked in names and "book" in names
+
+
+@pytest.mark.parametrize("said", ["My mam has an appointment with ye on Monday and I'm driving her in",
+                                  "he has got an appointment on Friday, I'm bringing him",
+                                  "my son has an appointment tomorrow, where are you?"])
+def test_an_appointment_someone_of_the_callers_already_has_is_no_booking_asked_for(said):
+    assert "book" not in intent_names(hear(said))
+
+
+@pytest.mark.parametrize("said", ["she needs an appointment", "my husband would like an appointment"])
+def test_an_appointment_someone_of_the_callers_needs_is_a_booking(said):
+    assert "book" in intent_names(hear(said))
