@@ -38,6 +38,10 @@ _GENERIC = frozenset({"consultation", "appointment", "session", "visit", "treatm
                       "patient", "first", "new", "standard", "general", "long", "short", "extended", "quick"})
 _PRACTITIONER_CUES = frozenset({"with", "see", "seeing", "dr", "doctor", "prefer", "by", "booked", "to",
                                 "want", "like", "request", "is", "was", "saw", "usually", "normally"})
+# words a site in the middle of town has in its name, and how people say they mean it (general usage, every region)
+_TOWN_WORDS = frozenset({"city", "centre", "center", "town", "downtown", "cbd", "central"})
+_TOWN_PHRASES = ("in town", "into town", "the town one", "town centre", "town center", "downtown", "the cbd",
+                 "city centre", "city center", "the city one")
 _REFERRED_BACK = re.compile(r"\b(?:with|see|seeing|by|booked in with) (?:her|him)\b")
 _LOCATION_CUES_AFTER = frozenset({"clinic", "branch", "office", "one", "location", "site", "practice", "rooms",
                                   "centre", "center", "studio"})
@@ -106,6 +110,8 @@ def _canon_tokens(text: str) -> tuple[str, ...]:
 _STREET_KINDS = {"st": "street", "rd": "road", "ave": "avenue", "av": "avenue", "ln": "lane", "pl": "place",
                  "hwy": "highway", "blvd": "boulevard", "cres": "crescent", "tce": "terrace", "pde": "parade",
                  "sq": "square", "cl": "close"}
+# a street's kind, said in full or short: no site is named by it alone ("Olly Road" is not "<name> Road")
+_STREET_WORDS = frozenset({*_STREET_KINDS, *_STREET_KINDS.values(), "way", "drive", "row", "walk", "court", "mews"})
 _BEFORE_A_STREET = frozenset({"unit", "suite", "level", "shop", "floor", "building", "the"})
 
 
@@ -206,12 +212,27 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                 # the general words a name ends in ("<kind> follow-up" is also "a follow-up"), kept only where no
                 # other service claims them (not an alias's: "<whom> checkup" is no "checkup")
                 add(" ".join(tail), "service", s.id, fuzzy=False, derived=True)
+    name_words: dict[str, set[str]] = {}
+    for loc in catalog.locations:
+        for text in (loc.name, *loc.aliases):
+            for word in _canon_tokens(text):
+                name_words.setdefault(word, set()).add(loc.id)
+    towns = [loc.id for loc in catalog.locations
+             if any(_TOWN_WORDS & set(_canon_tokens(text)) for text in (loc.name, *loc.aliases))]
     for loc in catalog.locations:
         for text in (loc.name, *loc.aliases):
             add(text, "location", loc.id)
             toks = _canon_tokens(text)
             if len(toks) >= 2:
                 add(toks[0], "location", loc.id, needs_cue=True, fuzzy=False)
+                # ... and by its last word where no other site has it ("the Bay one" for "<town> Bay")
+                if name_words.get(toks[-1]) == {loc.id} and toks[-1] not in _LOCATION_CUES_AFTER \
+                        and toks[-1] not in _STREET_WORDS:
+                    add(toks[-1], "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
+        if towns == [loc.id]:
+            # the one site in the middle of town, as people say it ("in town", "downtown", "the CBD")
+            for text in _TOWN_PHRASES:
+                add(text, "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
         # a site named by its street ("Upper Street, I always go to Upper Street"), where it is asked for or cued
         for street in _streets_of(loc.address):
             add(street, "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
@@ -620,6 +641,7 @@ def _negated(ct: CallerText, start: int) -> bool:
     if "not" in before or "except" in before or "than" in before or (before and before[-1] == "no"):
         return True
     return len(before) == 2 and before[0] in ("anyone", "anybody", "anything", "anywhere") and before[1] == "but"
+
 
 
 # What a caller's word can be to a catalog, worked out once per word and

@@ -78,12 +78,27 @@ class Constraints:
     lone_number: str | None = None       # "1" said alone: a time if one fits, else that position ("first")
     digits: str = ""                     # a short answer's digits run together: "V831", "8, 31" -> "831"
     minute: int | None = None            # "the quarter past": the minute past the hour, the hour left unsaid
+    refused: tuple[time, ...] = ()       # times turned down ("nine's kinda early")
+    the_other: bool = False              # "I'll take the other one": the one not turned down
 
     @property
     def empty(self) -> bool:
         return (self.position is None and self.not_position is None and not self.times and not self.days
                 and self.practitioner_id is None and self.location_id is None and not self.service_ids
                 and self.part is None and self.minute is None)
+
+
+# a time turned down in the breath after it is said ("half twelve? Oh, that's a bit early for the bus")
+_TURNED_DOWN_NEXT = re.compile(r"^(?:(?:oh|um|uh|hmm|ah|no|nah|actually|well) )*(?:that is|that would be|it is|"
+                               r"that will be|that one is)(?: \w+)? (?:a bit|a little|a wee bit|too|way too|far too|"
+                               r"kind of|kinda|sort of|rather|pretty|quite) (?:early|late|tight|soon|close|fine)\b")
+_THE_OTHER = re.compile(r"\bthe other(?: one| time| slot)?\b")
+
+
+def _refused_in_the_next_breath(ct: CallerText, end: int) -> bool:
+    if end >= len(ct.tokens) or end not in ct.clause_starts:
+        return False
+    return _TURNED_DOWN_NEXT.match(" ".join(ct.tokens[end:end + 10])) is not None
 
 
 def _day_of_month(tokens: tuple[str, ...], s: int) -> bool:
@@ -108,16 +123,16 @@ def read_constraints(
     def ok(start: int, end: int) -> bool:
         return inside is None or inside(start, end)
 
-    position = None
+    # the position said first ("the later one, I've got the school run first"): a later one is in what follows
+    said_positions: list[tuple[int, str]] = []
     for pattern, name in _POSITIONS:
         for m in pattern.finditer(text):
             s, e = ct.span(m.start(), m.end())
             if ok(s, e) and not (s > 0 and tokens[s - 1] == "not") and not \
                     (s > 1 and tokens[s - 2] == "not" and tokens[s - 1] == "the") and not _day_of_month(tokens, s):
-                position = name
+                said_positions.append((s, name))
                 break
-        if position:
-            break
+    position = min(said_positions)[1] if said_positions else None
     m = _NOT_POSITION.search(text)
     not_position = m.group(1) if m else None
 
@@ -125,7 +140,8 @@ def read_constraints(
     clocks = find_times(tokens) if times is None else times
     # a time refused anywhere in the answer is not picked where it is said again ("twelve's too tight, he's only
     # back at twelve, the quarter past would work")
-    refused_times = {clock.resolved() for clock in clocks if refused_here(ct, clock.start, clock.end)}
+    refused_times = {clock.resolved() for clock in clocks
+                     if refused_here(ct, clock.start, clock.end) or _refused_in_the_next_breath(ct, clock.end)}
     for clock in clocks:
         if clock.resolved() in refused_times:
             continue
@@ -177,6 +193,8 @@ def read_constraints(
         part=part,
         any_is_fine=_ANY.search(text) is not None and not _NOT_EITHER.search(text),
         none_of_them=_NONE.search(text) is not None,
+        refused=tuple(sorted(refused_times)),
+        the_other=_THE_OTHER.search(text) is not None,
         minute=_MINUTES[minute_only.group(1)] if minute_only and not picked_times else None,
     )
 

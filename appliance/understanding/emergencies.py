@@ -23,6 +23,9 @@ _P = "(?:my|me|his|her|their|the|your)"   # "me" too: "a pain in me chest"
 # with an Ø): after a spelled letter (not "a" or "i", which are words) or before spelled letters, it is a mark
 _STROKE_NOT_A_LETTER_MARK = r"(?<!\b[b-hj-z] )\bstroke\b(?! [a-z](?: [a-z])+\b)"
 
+_SWALLOWING_HARD = (r"(?:hard|difficult|trouble|difficulty|struggling|can not|can barely|barely able|unable|not able)"
+                    r" (?:to )?swallow(?:ing)?")
+
 _EMERGENCY_HIGH = WordPattern(*(
     r"\bchest (?:is |feels )?(?:really |so |very |quite |all )?(?:pain|pains|hurting|tight|crushing|tightness|"
     r"pressure|hurts|killing me)\b|\bclutching (?:his|her|my|their) chest\b",
@@ -35,6 +38,10 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\b(?:can not|could not|can barely|unable to|struggling to|hard to|trouble|difficulty|difficult to|"
     r"not able to) (?:breathe|breathing|catch (?:my|his|her) breath)\b",
     r"\b(?:not|stopped|is not|isn't|no longer) breathing\b",
+    # the airway closing, in everyday words: swelling of the face, jaw, neck or throat with swallowing hard or
+    # breath short ("my jaw and neck have swollen right up, and it's getting hard to swallow"), in one breath
+    r"\b(?:swollen|swelling|swelled|swells)\b(?: \S+){0,20} (?:" + _SWALLOWING_HARD + r"|short of breath)\b|"
+    r"\b(?:" + _SWALLOWING_HARD + r"|short of breath)\b(?: \S+){0,20} (?:swollen|swelling|swelled)\b",
     r"\b(?:really|very|badly|severely|extremely|so|seriously) short of breath\b|\bshort of breath (?:badly|really badly|"
     r"and)\b|\bgasping (?:for (?:air|breath))?\b|\bchoking\b|\bturning blue\b|\blips (?:are )?(?:blue|turning blue)\b",
     r"\b(?:having|had|is having|think (?:i am|he is|she is|it is) having) a stroke\b|" + _STROKE_NOT_A_LETTER_MARK,

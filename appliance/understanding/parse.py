@@ -285,6 +285,13 @@ def understand(text: str, context: ListenContext) -> Utterance:
         if window is not None and dob is not None and _the_birthday(window, dob):
             window = None   # "the 30th of November 1951, today as it happens": the birthday, not a day wanted
 
+    status = patient_status(ct)
+    services = findings.service_ids
+    first_visit = index.first_visit
+    if status == "new" and first_visit in services[1:]:
+        # "I haven't had a check-up in two years ... I'd be a new patient": a new patient's visit is the clinic's
+        # first-visit service, among the services said
+        services = (first_visit, *(s for s in services if s != first_visit))
     return Utterance(
         text=text,
         intents=intents,
@@ -294,7 +301,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         letter_edits=edits,
         dob=dob,
         phone=phone,
-        service_ids=findings.service_ids,
+        service_ids=services,
         location_id=findings.location_id,
         practitioner_id=findings.practitioner_id,
         window=window,
@@ -305,7 +312,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         refused_days=refused,
         slot_pick=slot_pick,
         booking_picks=booking_picks,
-        patient_status=patient_status(ct),
+        patient_status=status,
         patient_relation=patient_relation(ct) if question.open or question.closing else None,
         answers=run_extractors(ct, context),
     )

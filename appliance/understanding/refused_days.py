@@ -19,7 +19,7 @@ from .normalise import CallerText
 
 # what a caller (or someone of theirs) may have on that day, once or every week ("he has dialysis Mondays",
 # "I've got classes on Wednesdays", "she has chemo Tuesdays")
-_EVENT = (r"(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meeting|event|christening|"
+_EVENT = (r"(?:wedding|party|funeral|match|game|holiday|trip|flight|exam|interview|meetings?|event|christening|"
           r"graduation|concert|conference|hen do|stag do|birthday party|surgery|operation|assembly|recital|performance|"
           r"tournament|race|dialysis|chemo|chemotherapy|radiotherapy|infusion|treatment|therapy|class|classes|lessons?|"
           r"lectures?|shifts?|training|practice|court|school run|physio|thing)")
@@ -43,7 +43,7 @@ _REFUSED_BEFORE = re.compile(
     r"\w+(?: \w+)?|"
     r"\b(?:(?:i|we|he|she|they|\w+ 's) (?:have|has|have got|has got|is got|got|am going to|are going to|is going to|"
     r"will be at|am at|are at|is at)|\w+ has(?: got)?) (?:a|an|my|our|his|her|their|the|this|that)?"
-    r" ?(?:\w+ )?" + _EVENT + r"(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
+    r" ?(?:\w+ )?" + _EVENT + r"(?: all day| all morning| all afternoon| all evening)?(?: on| at| this| that| the)*|\bnot|\bexcept|\bno|\bnever|\bexcluding|\bapart from|"
     r"\bother than|\banything but|\bnot on|\bjust not)(?: on| that| this| the)*(?: very)? $")
 # after the day, in its clause: "is no good", "doesn't work", "is out", "I can't"
 _REFUSED_AFTER = re.compile(
@@ -63,8 +63,10 @@ _REFUSED_AFTER = re.compile(
     r"^(?: i| we| he| she)(?: have| has| have got| has got| am at| are at| is at)(?: a| an| my| our| his| her)?"
     r"(?: \w+){0,2} " + _EVENT + r"\b|"
     # "ten's a bit tight", "seven thirty is too early for me"
-    r"^(?: 's| is| are| would be| will be)? (?:a bit|a little|a wee bit|bit|too|way too|far too|a touch) "
-    r"(?:tight|early|late|soon|close)\b|^(?: 's| is| would be) tight\b")
+    r"^(?: 's| is| are| would be| will be)? (?:a bit|a little|a wee bit|bit|too|way too|far too|a touch|kind of|"
+    r"kinda|sort of|rather|pretty|quite) (?:tight|early|late|soon|close)\b|^(?: 's| is| would be) tight\b|"
+    # "half three's cutting it a bit fine"
+    r"^(?: 's| is| would be) (?:cutting it|pushing it)(?: a bit| a little| too)? (?:fine|close|tight)\b")
 # "then" is the time offered, not its day ("I'm at work then, anything later that day?")
 _THAT_DAY = re.compile(r"\b(?:that day|that date|those days|the day you said)\b")
 

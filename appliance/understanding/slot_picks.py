@@ -66,4 +66,9 @@ def _pick(c: Constraints, slots: tuple[Slot, ...]) -> int | None:
         return keep[0]
     if c.any_is_fine:
         return keep[0]
+    if c.the_other and c.refused:
+        # "nine's kinda early, I'll take the other one": the one offered whose time was not turned down
+        left = [i for i in keep if slots[i].start.time() not in c.refused]
+        if len(left) == 1 and len(left) < len(keep):
+            return left[0]
     return None

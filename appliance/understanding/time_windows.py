@@ -236,6 +236,12 @@ def _after_a_change_of_mind(ct: CallerText, days: list[DayMention]) -> list[DayM
         other = days[k].first != days[k - 1].first or _part_said_with(ct, days[k]) != _part_said_with(ct, days[k - 1])
         if other and (takes_back(between) or _taken_back_within(ct, after, days[k].start)):
             return days[k:]
+        # the same day said again in the telling ("Friday? Oh no, hang on, I'm flying back Friday. The Monday
+        # after then"): the take-back is between the day's first saying and the other day
+        if not other and k + 1 < len(days) and days[k + 1].first != days[k].first \
+                and all(d.first == days[k].first for d in days[:k]) \
+                and _taken_back_within(ct, days[k - 1].end_index, days[k].start):
+            return days[k + 1:]
     return days
 
 
@@ -247,9 +253,9 @@ def _taken_back_within(ct: CallerText, start: int, end: int) -> bool:
 
 
 # what may come between "so" and the day it concludes with ("so maybe Monday", "so could we do Monday")
-_ASKING_WORDS = frozenset({"maybe", "perhaps", "um", "er", "uh", "eh", "could", "can", "we", "i", "you", "do", "how", "what",
-                           "about", "is", "there", "anything", "on", "say", "let", "us", "then", "the", "come", "in",
-                           "shall", "make", "it"})
+_ASKING_WORDS = frozenset({"maybe", "perhaps", "um", "er", "uh", "eh", "could", "can", "would", "we", "i", "you",
+                           "do", "how", "what", "about", "is", "there", "anything", "on", "say", "let", "us", "then",
+                           "the", "come", "in", "shall", "make", "it"})
 
 
 # words a caller settles on a day with ("let's say Friday", "make it Friday", "go with Friday")

@@ -446,3 +446,43 @@ def test_a_practitioner_told_of_by_first_name_then_asked_for_as_him_or_her_is_wa
 @pytest.mark.parametrize("said", ["my friend says Raj is great", "Raj looked after my husband, is he any good?"])
 def test_a_practitioner_only_told_of_is_not_wanted(said) -> None:
     assert hear(said).practitioner_id is None
+
+
+def _sites(*names: str) -> Catalog:
+    locations = tuple(Location(f"s{k}", name, f"{k} Doe St, Springfield") for k, name in enumerate(names))
+    return Catalog(services=(Service("checkup", "Check-up", 30, 60.0),), locations=locations,
+                   practitioners=(Practitioner("roe", "Dr Jane Roe", ("checkup",), tuple(l.id for l in locations)),))
+
+
+@pytest.mark.parametrize("names, said, site", [
+    (("Roeville", "Springfield Bay"), "the Bay one please, I work down by the water", "s1"),
+    (("Roeville", "Springfield City"), "in town, I get the bus in", "s1"),
+    (("Roeville", "Springfield City Centre"), "the one downtown", "s1"),
+    (("Central", "Roeville"), "into town is easier", "s0"),
+])
+def test_a_site_named_by_its_last_word_or_as_the_one_in_town(names, said, site) -> None:
+    assert hear(said, "location", catalog=_sites(*names)).location_id == site
+
+
+@pytest.mark.parametrize("names, said", [
+    (("North Clinic", "South Clinic"), "the clinic one"),              # a word every site has
+    (("Springfield City", "Roeville City"), "in town please"),          # two sites in town: which is theirs to say
+])
+def test_no_site_from_a_word_or_a_town_every_site_shares(names, said) -> None:
+    assert hear(said, "location", catalog=_sites(*names)).location_id is None
+
+
+@pytest.mark.parametrize("said", [
+    "I haven't had a check-up in two years, which is a bit embarrassing. So yeah, I'd be a new patient.",
+    "I need a check-up, I'm a new patient",
+    "a check-up please, it'd be my first visit, I've never been to you before",
+])
+def test_a_new_patient_naming_another_service_too_gets_the_first_visit_service_first(said) -> None:
+    catalog = Catalog(
+        services=(Service("checkup", "Check-up", 30, 60.0, aliases=("exam",)),
+                  Service("newpatient", "New patient examination", 45, 90.0, aliases=("first visit", "new patient"))),
+        locations=(Location("main", "Main", "1 Main St"),),
+        practitioners=(Practitioner("roe", "Dr Jane Roe", ("checkup", "newpatient"), ("main",)),),
+    )
+    assert hear(said, catalog=catalog).service_ids[:1] == ("newpatient",), said
+    assert hear("I need a check-up, I've been before", catalog=catalog).service_ids[:1] == ("checkup",)

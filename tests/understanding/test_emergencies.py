@@ -8,6 +8,13 @@ import pytest
 from .hearing import hear, intent_names
 
 EMERGENCIES = [
+    # the airway closing: swelling of the face, jaw, neck or throat with swallowing hard or breath short
+    "I had a tooth out on Monday and tonight my whole jaw and neck have swollen right up, and it's getting hard to "
+    "swallow, and I'm, um, a bit short of breath actually. Can I get in tomorrow?",
+    "my jaw's swollen and it's hard to swallow",
+    "my throat's swelling up, and I'm short of breath",
+    "my face and neck have swollen up and I can barely swallow",
+    "I'm struggling to swallow and my neck is swollen",
     # an eye injury: something sharp or a chemical in it, bleeding, sight lost at once
     "my husband was using the angle grinder and something's flown into his eye, there's blood and he can't open it",
     "there's a bit of metal or something in his eye and it's bleeding, what should I do?",
@@ -66,6 +73,8 @@ def test_emergency_fires(text: str) -> None:
 
 
 NOT_EMERGENCIES = [
+    "it hurts to swallow, I've got a sore throat", "my ankle is swollen and I'm limping",
+    "I had trouble swallowing tablets as a kid",
     "I've got something in my eye, an eyelash probably, it's a bit itchy",
     "my eye is a bit red, can I book",
     "I need an eye test, I can't see the board properly",

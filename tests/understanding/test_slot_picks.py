@@ -258,3 +258,28 @@ def test_a_time_refused_and_then_said_again_of_something_else_is_still_not_picke
 ])
 def test_the_pick_said_after_taking_one_back(said, pick):
     assert hear(said, "slot_choice", slots=SLOTS).slot_pick == pick
+
+
+def _two(h1: int, m1: int, h2: int, m2: int) -> tuple[Slot, ...]:
+    return (Slot(datetime(2026, 11, 26, h1, m1), "followup", "lee", "city", 30),
+            Slot(datetime(2026, 11, 26, h2, m2), "followup", "lee", "city", 30))
+
+
+@pytest.mark.parametrize("said, slots, picked", [
+    # the position said first: a later "first" is the caller's story
+    ("the later one, I've got the school run first", _two(8, 30, 8, 45), 1),
+    ("I'll take the second, the first is too early", _two(8, 30, 8, 45), 1),
+    # one time turned down, the other taken, in one breath
+    ("half three's cutting it a bit fine with pickup... go on then, the quarter to four", _two(15, 30, 15, 45), 1),
+    ("half twelve? Oh, that's a bit early for the bus... the quarter to one then", _two(12, 30, 12, 45), 1),
+    ("nine's kinda early, eh, I'll take the other one", _two(9, 0, 9, 15), 1),
+    ("nine is pretty early, the other please", _two(9, 0, 9, 15), 1),
+    ("ten's a bit late for me, I'll take the other one", _two(9, 45, 10, 0), 0),
+])
+def test_a_time_turned_down_and_the_other_taken_in_one_breath(said, slots, picked):
+    assert hear(said, "slot_choice", slots=slots, now=datetime(2026, 11, 23, 9, 0)).slot_pick == picked
+
+
+@pytest.mark.parametrize("said", ["I'll take the other one", "half twelve? that'd be perfect, or the other"])
+def test_the_other_one_with_nothing_turned_down_picks_nothing_or_what_was_said(said):
+    assert hear(said, "slot_choice", slots=_two(12, 30, 12, 45), now=datetime(2026, 11, 23, 9, 0)).slot_pick != 1

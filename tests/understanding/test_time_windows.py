@@ -742,6 +742,14 @@ def test_the_time_of_day_said_with_the_day_settled_on_holds_when_that_day_is_sai
     ("Can we do next week? Like, Tuesday afternoon? Oh wait, no, Tuesday's no good, I've got a review. Wednesday "
      "afternoon, the twenty-fifth.", datetime(2026, 11, 25)),
     ("Monday, I'm busy at nine, no, actually, Tuesday", datetime(2026, 11, 24)),
+    # days refused for what is on all day, then the day asked for with "so ... would"
+    ("I've lectures all day today and tomorrow morning, so... would the day after tomorrow suit? In the morning?",
+     datetime(2026, 11, 21)),
+    ("I have meetings all day Monday, so Tuesday?", datetime(2026, 11, 24)),
+    # the day taken back, told of again, then another
+    ("Could we do Friday? Oh no, hang on, I'm flying back Friday. The Monday after then, the twenty-third, any time "
+     "in the afternoon.", datetime(2026, 11, 23)),
+    ("Saturday? No wait, my sister's wedding is Saturday. Sunday then", datetime(2026, 11, 22)),
 ])
 def test_the_day_settled_on_after_a_refusal_or_a_take_back_among_other_words(said, wanted):
     assert _heard_on(said, datetime(2026, 11, 19, 9, 0), "GB").window.start == wanted
