@@ -290,7 +290,7 @@ def _doubted(name: str, doubtful: tuple[str, ...]) -> bool:
 
 def _given_names_only(ctx: CallContext, utt: Utterance, first: str, last: str) -> bool:
     """Two words said when only the first name was asked for, with the surname already held and the second word
-    nothing like it, are a given name of two words ("Mary Jane", "Thu Hà"), not a new surname: a caller who
+    nothing like it, are a given name of two words ("Mary Jane", a two-word given name), not a new surname: a caller who
     changes their surname says so ("it's Doe, not Roe") or says one that sounds like the one read back."""
     held = ctx.last_name
     if not held or utt.spelled or utt.has("correction") or utt.has("no") or utt.name_replacements:

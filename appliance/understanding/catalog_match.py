@@ -42,7 +42,7 @@ _PRACTITIONER_CUES = frozenset({"with", "see", "seeing", "dr", "doctor", "prefer
 _TOWN_WORDS = frozenset({"city", "centre", "center", "town", "downtown", "cbd", "central"})
 _TOWN_PHRASES = ("in town", "into town", "the town one", "town centre", "town center", "downtown", "the cbd",
                  "city centre", "city center", "the city one")
-_REFERRED_BACK = re.compile(r"\b(?:with|see|seeing|by|booked in with) (?:her|him)\b")
+_REFERRED_BACK = re.compile(r"\b(?:with|see|seeing|by|booked in with|get|have) (?:her|him)\b")
 _LOCATION_CUES_AFTER = frozenset({"clinic", "branch", "office", "one", "location", "site", "practice", "rooms",
                                   "centre", "center", "studio"})
 _PREFIX_MIN = 6

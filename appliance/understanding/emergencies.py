@@ -54,6 +54,9 @@ _EMERGENCY_HIGH = WordPattern(*(
     r"\b(?:arm|sudden|one sided) (?:weakness|numbness)\b|\bsuddenly (?:weak|numb)\b|"
     r"\bcan not (?:move|feel) (?:my|his|her) (?:left|right|one) side\b",
     r"\bunconscious\b|\bunresponsive\b|\bnot responding\b|\bpassed out\b|\bblacked out\b|"
+    # hard to rouse: "I can barely wake him up properly", "she's hard to wake", "he's hardly conscious"
+    r"\b(?:can|could) (?:barely|hardly|only just) wake\b|\b(?:hard|difficult) to wake\b|"
+    r"\b(?:barely|hardly) (?:awake|conscious|responding|responsive)\b|"
     r"\b(?:will not|can not|is not|not) wak(?:e|ing) (?:up|him|her)\b|\bcollapsed\b|\bnot conscious\b",
     r"\b(?:severe|heavy|serious|major|uncontrolled|a lot of) bleeding\b|\bbleeding (?:heavily|badly|a lot|"
     r"profusely|everywhere|non stop|that will not stop|and it will not stop|really badly)\b|"

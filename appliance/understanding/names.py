@@ -6,7 +6,7 @@ speaking", "I'm Jane" where that is clearly a name), and from the bare
 words only when the agent asked for a name (the question's `name_part`:
 full, first, last or spelling). Ordinary words ("yes", "um", "appointment",
 "tomorrow", a service or place) never become a name. Given names are
-kept as said ("Thu Hà Đặng": given names "Thu Hà"), a middle initial dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
+kept as said ("Mary Jane Doe": given names "Mary Jane"), a middle initial dropped; "Doe, Jane" puts the surname first. Letters ("S M Y T H",
 "S-M-Y-T-H", "s as in sugar", "double t") are returned upper case, and
 correct the name word they spell.
 """
@@ -460,7 +460,7 @@ def _article_as_given_name(ct: CallerText, j: int, blocked: frozenset[str]) -> b
 
 def _person(parts: tuple[str, ...], single: str) -> PersonName:
     """A name from its words: the surname is the last word (with any particle before it: "van der Doe",
-    "Ní Roe"), and every word before it is a given name ("Thu Hà", "Mary Jane"), kept as said."""
+    "Ní Roe"), and every word before it is a given name ("Mary Jane"), kept as said."""
     if len(parts) == 1:
         word = title_case(parts[0])
         return PersonName(first=word, last=None) if single == "first" else PersonName(first=None, last=word)

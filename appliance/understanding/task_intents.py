@@ -25,6 +25,10 @@ BOOK = (
          r"\bbook(?<!re book)(?:ing)? (?:me|us|him|her|them|my|in|an?|another|for|a new)\b",
          r"\bbook\b(?<!re book)(?! (?:it|that|this|them|those)\b)(?! (?:one|that one|this one)\b)",
          r"\bschedul(?:e|ing) (?:me|us|an?|another|in)\b",
+         # someone of the clinic's asked to see the caller: "can Dr <name> see me?", "could someone see him today",
+         # "I need <name> to look at my knee" (never "you": "can you see my booking?")
+         r"\b(?:can|could|would|will) (?!you\b|i\b|we\b)(?:\w+ ){1,3}?(?:see|fit in|squeeze in) (?:me|us|him|her|them)\b",
+         r"\b(?:need|want|would like) (?!you\b)(?:\w+ ){1,3}?to (?:look at|have a look at|check|see to)\b",
          # "are y'all taking new patients?": someone asking to become one
          r"\b(?:taking|accepting|take|accept)(?: on)? (?:any )?new (?:patients|clients)\b",
          r"\b(?:make|get|arrange|set up|organise|organize|need|want|like|grab|after|looking for|request|"

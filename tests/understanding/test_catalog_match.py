@@ -438,6 +438,7 @@ def test_a_site_is_named_by_its_street_without_the_part_of_it_or_the_unit(addres
     "my friend says Raj is great, could I get a massage with him?",
     "my flatmate reckons Raj is amazing, I've never been in before, can I book in with him?",
     "Raj looked after my husband, could I see him on Friday?",
+    "he really liked Raj last time, so if we could get him that'd be great",
 ])
 def test_a_practitioner_told_of_by_first_name_then_asked_for_as_him_or_her_is_wanted(said) -> None:
     assert hear(said).practitioner_id == "shah"

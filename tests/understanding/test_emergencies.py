@@ -8,6 +8,10 @@ import pytest
 from .hearing import hear, intent_names
 
 EMERGENCIES = [
+    # hard to rouse, said with a booking asked for in the same breath
+    "My dad's diabetic and now the toe's gone black, he's got a fever and he's really confused, I can barely wake "
+    "him up properly. Can someone see him today?",
+    "she's hard to wake this morning", "he's hardly conscious",
     # the airway closing: swelling of the face, jaw, neck or throat with swallowing hard or breath short
     "I had a tooth out on Monday and tonight my whole jaw and neck have swollen right up, and it's getting hard to "
     "swallow, and I'm, um, a bit short of breath actually. Can I get in tomorrow?",

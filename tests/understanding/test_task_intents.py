@@ -10,6 +10,8 @@ CASES = {
     "book": [
         "so yeah, do you guys have anything this week?", "have you folks got anything Friday",
         "do you lot have anything tomorrow", "could I get booked in as a new patient?", "Are y'all taking new patients?",
+        "Can Dr. Brooks see me?", "I need Dr. Brooks to look at a cracked tooth", "can someone see me today",
+        "could the doctor see him this afternoon",
         "are you accepting new patients at the moment", "do you take on new clients", "can you get me booked in for Thursday", "I want to be booked in",
         "I'd like to book",
         "I'd like to book an appointment",
@@ -668,3 +670,8 @@ def test_an_appointment_someone_of_the_callers_already_has_is_no_booking_asked_f
 @pytest.mark.parametrize("said", ["she needs an appointment", "my husband would like an appointment"])
 def test_an_appointment_someone_of_the_callers_needs_is_a_booking(said):
     assert "book" in intent_names(hear(said))
+
+
+@pytest.mark.parametrize("said", ["can you see my appointment on Friday?", "I want you to check my booking"])
+def test_the_agent_asked_to_see_or_check_something_is_no_booking(said):
+    assert "book" not in intent_names(hear(said))
