@@ -108,8 +108,9 @@ def _one_day(day: DayMention) -> bool:
 
 
 # what may come between a weekday and the date that says which one ("Tuesday afternoon, that's the first")
+# ... and "the Monday after then, the eighteenth": the date says which Monday
 _BETWEEN_DAY_AND_DATE = frozenset({"morning", "afternoon", "evening", "arvo", "that", "is", "so", "on", "i", "mean",
-                                   "um", "er", "uh", "like"})
+                                   "um", "er", "uh", "like", "after", "then"})
 
 
 def _combine_days(ct: CallerText, days: list[DayMention]) -> DayMention | None:
