@@ -187,7 +187,7 @@ def test_a_corrected_name_is_flagged():
 def test_a_name_said_again_differently_is_flagged():
     conn, call_id = play("new-patient-name-correction-at-readback.yaml")
     assert reasons(stored(conn, call_id)[1], "correction") == [
-        "the name changed during the call: Chris Baker → Kris Baker (turn 4)"]
+        "the name changed during the call: Chris Baker → Kris Baker (turn 7)"]   # put right at the read-back
 
 
 def test_a_corrected_date_of_birth_is_flagged():
