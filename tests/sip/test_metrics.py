@@ -72,8 +72,10 @@ def test_no_patient_data_reaches_the_metrics():
     metrics.call_event(turn(tools=[("create_patient", "guard")]))
     metrics.call_event(CallEvent("call_finished", data={"outcome": "callback", "summary": CALL_ID}))
     text = metrics.text()
+    # a metric's creation time is a float of the clock ("1.7958840720198e+09") whose digits can hold a year
+    said = "\n".join(line for line in text.splitlines() if "_created" not in line)
     for secret in (CALLER, "400000999", PATIENT, "Quast", DOB, "1981", CALL_ID):
-        assert secret not in text
+        assert secret not in said
     labels = {key for name, pairs in samples(text) for key, _ in pairs}
     assert labels <= {"outcome", "stage", "tool", "state", "part", "le"}
 
