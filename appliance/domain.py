@@ -83,6 +83,8 @@ class Region:
     billing_terms: tuple[str, ...] = ()        # this country's words for paying for care
     words: tuple[tuple[str, str], ...] = ()    # (regional word, the general word it means)
     clipped_endings: tuple[str, ...] = ()      # endings callers clip a place's name to (its first letters + "o")
+    town_centre_names: tuple[str, ...] = ()    # words in the name of a site in the middle of town ("city", "cbd")
+    town_centre_said: tuple[str, ...] = ()     # how callers say they mean it ("in town", "downtown")
 
     @property
     def day_first(self) -> bool:

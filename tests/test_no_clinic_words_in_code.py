@@ -31,8 +31,7 @@ GENERAL_CARE_WORDS = frozenset({
 
 
 # Words for places every town has: a site's alias may be one ("the city"), and so may ordinary English.
-GENERAL_PLACE_WORDS = frozenset({"city", "the city", "town", "the town", "centre", "center", "downtown", "cbd",
-                                 "city centre", "city center", "town centre", "town center", "central"})
+GENERAL_PLACE_WORDS = frozenset({"city", "the city", "town", "the town", "centre", "center", "downtown", "cbd"})
 
 
 def _clinic_files() -> list[dict]:

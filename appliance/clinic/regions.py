@@ -35,6 +35,7 @@ class _Entry(BaseModel):
     billing_terms: tuple[str, ...] = ()
     words: dict[str, str] = Field(default_factory=dict)
     clipped_endings: tuple[str, ...] = ()
+    town_centre: dict[Literal["names", "said"], tuple[str, ...]] = Field(default_factory=dict)
 
 
 class RegionTable:
@@ -60,6 +61,8 @@ class RegionTable:
             billing_terms=tuple(term.lower() for term in entry.billing_terms),
             words=tuple(sorted((k.lower(), v.lower()) for k, v in entry.words.items())),
             clipped_endings=tuple(e.lower() for e in entry.clipped_endings),
+            town_centre_names=tuple(w.lower() for w in entry.town_centre.get("names", ())),
+            town_centre_said=tuple(w.lower() for w in entry.town_centre.get("said", ())),
         )
 
     def code_for(self, *, explicit: str | None, timezone: str | None, phone_country: str | None) -> str:

@@ -38,10 +38,6 @@ _GENERIC = frozenset({"consultation", "appointment", "session", "visit", "treatm
                       "patient", "first", "new", "standard", "general", "long", "short", "extended", "quick"})
 _PRACTITIONER_CUES = frozenset({"with", "see", "seeing", "dr", "doctor", "prefer", "by", "booked", "to",
                                 "want", "like", "request", "is", "was", "saw", "usually", "normally"})
-# words a site in the middle of town has in its name, and how people say they mean it (general usage, every region)
-_TOWN_WORDS = frozenset({"city", "centre", "center", "town", "downtown", "cbd", "central"})
-_TOWN_PHRASES = ("in town", "into town", "the town one", "town centre", "town center", "downtown", "the cbd",
-                 "city centre", "city center", "the city one")
 _REFERRED_BACK = re.compile(r"\b(?:with|see|seeing|by|booked in with|get|have) (?:her|him)\b")
 _LOCATION_CUES_AFTER = frozenset({"clinic", "branch", "office", "one", "location", "site", "practice", "rooms",
                                   "centre", "center", "studio"})
@@ -217,8 +213,6 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
         for text in (loc.name, *loc.aliases):
             for word in _canon_tokens(text):
                 name_words.setdefault(word, set()).add(loc.id)
-    towns = [loc.id for loc in catalog.locations
-             if any(_TOWN_WORDS & set(_canon_tokens(text)) for text in (loc.name, *loc.aliases))]
     for loc in catalog.locations:
         for text in (loc.name, *loc.aliases):
             add(text, "location", loc.id)
@@ -229,10 +223,6 @@ def _build_index(catalog: Catalog) -> CatalogIndex:
                 if name_words.get(toks[-1]) == {loc.id} and toks[-1] not in _LOCATION_CUES_AFTER \
                         and toks[-1] not in _STREET_WORDS:
                     add(toks[-1], "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
-        if towns == [loc.id]:
-            # the one site in the middle of town, as people say it ("in town", "downtown", "the CBD")
-            for text in _TOWN_PHRASES:
-                add(text, "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
         # a site named by its street ("Upper Street, I always go to Upper Street"), where it is asked for or cued
         for street in _streets_of(loc.address):
             add(street, "location", loc.id, needs_cue=True, fuzzy=False, derived=True)
@@ -391,12 +381,15 @@ _ANYONE_SAID = WordPattern(
     r"therapist)\b|\bno (?:practitioner|physio|doctor|therapist) preference\b|\bnot fussed (?:who|which)\b")
 
 def find_catalog(ct: CallerText, catalog: Catalog, question: Question,
-                 clipped_endings: tuple[str, ...] = ()) -> CatalogFindings:
+                 clipped_endings: tuple[str, ...] = (),
+                 town_centre: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())) -> CatalogFindings:
     index = catalog_index(catalog)
     # most lines hold no word a phrase could start at: nothing to match there
     mentions = () if index.plain_words.issuperset(ct.words) else _mentions(ct, index, question)
     if clipped_endings and not question.personal and not any(m.kind == "location" for m in mentions):
         mentions = (*mentions, *_clipped_site(ct, catalog, question, clipped_endings))
+    if question.wants("location") and town_centre[1] and not any(m.kind == "location" for m in mentions):
+        mentions = (*mentions, *_town_centre_site(ct, catalog, *town_centre))
     if question.wants("service"):
         # asked which service, "the new patient one": the first visit, before any other service said with it
         # ("the new patient one, the first check-up thing")
@@ -461,6 +454,24 @@ def _by_its_length(ct: CallerText, catalog: Catalog) -> tuple[CatalogMention, ..
 
 
 _CLIPPED_STEM_MIN = 3
+
+
+def _town_centre_site(ct: CallerText, catalog: Catalog, names: tuple[str, ...], said: tuple[str, ...]
+                      ) -> tuple[CatalogMention, ...]:
+    """Asked which site, "in town", "downtown", "the CBD" (the region's `town_centre.said`): the clinic's one site
+    whose name holds a word of the region's `town_centre.names`; nothing where two sites have one."""
+    sites = {loc.id for loc in catalog.locations
+             if any(set(names) & set(_canon_tokens(text)) for text in (loc.name, *loc.aliases))}
+    if len(sites) != 1:
+        return ()
+    padded = f" {ct.text} "
+    for phrase in said:
+        at = padded.find(f" {phrase} ")
+        if at >= 0:
+            k = ct.token_index(at)
+            return (CatalogMention("location", sites.pop(), k, k + len(phrase.split()), "town_centre",
+                                   _negated(ct, k)),)
+    return ()
 
 
 def _clipped_site(ct: CallerText, catalog: Catalog, question: Question, endings: tuple[str, ...]

@@ -159,7 +159,7 @@ def understand(text: str, context: ListenContext) -> Utterance:
         return Utterance(text=text, intents=())
     today = context.now.date()
 
-    findings = find_catalog(ct, context.catalog, question, context.region.clipped_endings)
+    findings = find_catalog(ct, context.catalog, question, context.region.clipped_endings, _town_centre(context))
     service_positions = tuple(m.start for m in findings.mentions if m.kind == "service" and not m.negated)
     practitioner_positions = tuple(m.start for m in findings.mentions if m.kind == "practitioner" and not m.negated)
     location_positions = tuple(m.start for m in findings.mentions if m.kind == "location" and not m.negated)
@@ -236,7 +236,8 @@ def understand(text: str, context: ListenContext) -> Utterance:
         said_after = _after_taking_back(ct, context.region)
         if said_after is not None:
             # "nine's good, oh, actually no... the quarter past nine one": the pick said after taking one back
-            named = find_catalog(said_after, context.catalog, question, context.region.clipped_endings)
+            named = find_catalog(said_after, context.catalog, question, context.region.clipped_endings,
+                                 _town_centre(context))
             later = pick_slot(read_constraints(said_after, context.now, context.region, named, None,
                                                find_days(said_after.tokens, context.now, context.region),
                                                find_times(said_after.tokens)), context.offered_slots)
@@ -327,3 +328,7 @@ def _weekdays(days) -> tuple[int, ...]:
             return ()
         covered.update((mention.first + timedelta(days=k)).weekday() for k in range(span))
     return tuple(sorted(covered))
+
+
+def _town_centre(context: ListenContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return context.region.town_centre_names, context.region.town_centre_said
